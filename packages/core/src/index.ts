@@ -1,0 +1,25 @@
+export * from "./model/index.js";
+export { SluiceError, isSluiceError, notFound, HTTP_STATUS_BY_CODE, ERROR_CODES, type SluiceErrorCode } from "./errors.js";
+export { SluiceEvents } from "./events.js";
+export { systemClock, type Clock } from "./clock.js";
+export { newId } from "./ids.js";
+export { createConsoleLogger, silentLogger, type Logger } from "./logger.js";
+export { SLUICE_VERSION } from "./version.js";
+export { parseInput, describeIssues } from "./validation.js";
+export { topologicalWaves, buildAdjacency, descendants } from "./dag/graph.js";
+export {
+  validatePipelineDefinition,
+  structuralErrors,
+  nodeConfigErrors,
+  pipelineWarnings,
+  cronError,
+  isValidTimezone,
+  MAX_NODES,
+  MAX_PIPELINE_NAME,
+} from "./dag/validate-pipeline.js";
+export * from "./store/index.js";
+export { createSluice, type Sluice } from "./service/create-sluice.js";
+export { SluiceOptionsSchema, type SluiceOptions, type ResolvedSluiceOptions } from "./service/options.js";
+export { PipelineService } from "./service/pipeline-service.js";
+export { SystemService } from "./service/system-service.js";
+export { generateApiKey, matchesApiKey, API_KEY_PATTERN, API_KEY_PREFIX } from "./auth/api-keys.js";

@@ -1,0 +1,55 @@
+import { z } from "zod";
+
+/** ISO 8601 UTC timestamp with `Z`, as every resource carries it. */
+export const TimestampSchema = z.string();
+export type Timestamp = z.infer<typeof TimestampSchema>;
+
+export const ErrorBodySchema = z.object({
+  error: z.string(),
+  details: z.unknown().optional(),
+  errors: z.array(z.string()).optional(),
+});
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+
+/** Default and maximum page size for every paginated list (DESIGN.md §3). */
+export const PER_PAGE_DEFAULT = 50;
+export const PER_PAGE_MAX = 500;
+
+const positiveIntString = (name: string) =>
+  z
+    .string()
+    .regex(/^[0-9]+$/, `${name} must be a positive integer`)
+    .transform(Number)
+    .refine((n) => Number.isSafeInteger(n) && n >= 1, `${name} must be a positive integer`);
+
+/**
+ * Builds a query-string integer: values that are not positive integers are rejected, values above `max` are
+ * clamped to it (DESIGN.md §3).
+ */
+export function clampedIntQuery(name: string, defaultValue: number, max: number) {
+  return positiveIntString(name)
+    .transform((n) => Math.min(n, max))
+    .optional()
+    .transform((n) => n ?? defaultValue);
+}
+
+export const PaginationQuerySchema = z.object({
+  page: positiveIntString("page").optional(),
+  per_page: positiveIntString("per_page")
+    .transform((n) => Math.min(n, PER_PAGE_MAX))
+    .optional(),
+});
+export type PaginationQuery = z.infer<typeof PaginationQuerySchema>;
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+  page: number;
+  per_page: number;
+  pages: number;
+}
+
+export interface PageRequest {
+  page: number;
+  per_page: number;
+}

@@ -1,0 +1,47 @@
+import { SluiceEvents } from "../events.js";
+import { parseDatabaseUrl } from "../store/database-url.js";
+import { createKnexStore, type KnexStore } from "../store/knex/create-knex-store.js";
+import { resolveOptions, type ResolvedSluiceOptions, type SluiceOptions } from "./options.js";
+import { PipelineService } from "./pipeline-service.js";
+import { SystemService } from "./system-service.js";
+
+/** The application facade: what the Koa adapter, the CLI and embedders use. */
+export interface Sluice {
+  readonly options: ResolvedSluiceOptions;
+  readonly store: KnexStore;
+  readonly events: SluiceEvents;
+  readonly pipelines: PipelineService;
+  readonly system: SystemService;
+  /** Starts background work (executor, scheduler). Idempotent. */
+  start(): Promise<void>;
+  /** Stops background work and closes the database. Idempotent. */
+  close(): Promise<void>;
+}
+
+export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
+  const database = input.database ?? "./sluice.db";
+  const parsed = parseDatabaseUrl(database);
+  const options = resolveOptions({ ...input, database }, parsed.filePath);
+  const store = await createKnexStore(database);
+  const events = new SluiceEvents();
+  const startedAt = Date.now();
+  const clock = options.clock;
+  let closed = false;
+
+  return {
+    options,
+    store,
+    events,
+    pipelines: new PipelineService({ store, events, clock }),
+    system: new SystemService({ store, maxConcurrentRuns: options.maxConcurrentRuns, startedAt }),
+    async start() {
+      // executor and scheduler register here as they land
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      events.removeAllListeners();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import path from "node:path";
+import { z } from "zod";
+import type { Clock } from "../clock.js";
+import { systemClock } from "../clock.js";
+import { createConsoleLogger, type Logger } from "../logger.js";
+
+export const SluiceOptionsSchema = z
+  .object({
+    /** File path, `sqlite:PATH`, `postgres://…` or `mysql://…`. */
+    database: z.string().min(1).default("./sluice.db"),
+    /** Runs executing at once in this process. */
+    maxConcurrentRuns: z.number().int().min(1).max(1024).default(8),
+    /** Node parallelism within a wave, unless a pipeline sets its own. */
+    parallelism: z.number().int().min(1).max(64).default(4),
+    /** Directories that source_file/sink_file paths must resolve into. */
+    fileRoots: z.array(z.string().min(1)).optional(),
+    /** API keys accepted as admin credentials (`svc_` + 48 hex). */
+    apiKeys: z.array(z.string().min(1)).default([]),
+    /**
+     * Where `.svc-jwt-secret` (and, for server databases, the secrets key) live. Default: beside a SQLite file,
+     * else the working directory.
+     */
+    stateDir: z.string().optional(),
+    logger: z.custom<Logger>((v) => typeof v === "object" && v !== null && typeof (v as Logger).error === "function").optional(),
+    clock: z.custom<Clock>((v) => typeof v === "object" && v !== null && typeof (v as Clock).now === "function").optional(),
+  })
+  .strict();
+
+export type SluiceOptions = z.input<typeof SluiceOptionsSchema>;
+
+export interface ResolvedSluiceOptions {
+  readonly database: string;
+  readonly maxConcurrentRuns: number;
+  readonly parallelism: number;
+  readonly fileRoots: readonly string[];
+  readonly apiKeys: readonly string[];
+  readonly stateDir: string;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+export function resolveOptions(input: SluiceOptions, sqliteFile: string | null): ResolvedSluiceOptions {
+  const parsed = SluiceOptionsSchema.parse(input);
+  const stateDir = path.resolve(
+    parsed.stateDir ?? (sqliteFile && sqliteFile !== ":memory:" ? path.dirname(sqliteFile) : process.cwd()),
+  );
+  return Object.freeze({
+    database: parsed.database,
+    maxConcurrentRuns: parsed.maxConcurrentRuns,
+    parallelism: parsed.parallelism,
+    fileRoots: Object.freeze((parsed.fileRoots ?? [stateDir]).map((r) => path.resolve(r))),
+    apiKeys: Object.freeze([...parsed.apiKeys]),
+    stateDir,
+    clock: parsed.clock ?? systemClock,
+    logger: parsed.logger ?? createConsoleLogger(),
+  });
+}

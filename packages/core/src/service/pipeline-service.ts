@@ -1,0 +1,232 @@
+import type { Clock } from "../clock.js";
+import { nodeConfigErrors, structuralErrors, validatePipelineDefinition } from "../dag/validate-pipeline.js";
+import { notFound, SluiceError } from "../errors.js";
+import type { SluiceEvents } from "../events.js";
+import { newId } from "../ids.js";
+import type { Page, PaginationQuery } from "../model/common.js";
+import { PER_PAGE_DEFAULT } from "../model/common.js";
+import { NODE_TYPES } from "../model/node.js";
+import {
+  BULK_ACTIONS,
+  BulkRequestSchema,
+  EXPORT_FORMAT_VERSION,
+  PipelineCreateSchema,
+  PipelineImportSchema,
+  PipelineUpdateSchema,
+  ValidateNodesRequestSchema,
+  type BulkRequest,
+  type BulkResponse,
+  type NodeValidationResult,
+  type Pipeline,
+  type PipelineCreate,
+  type PipelineDefinition,
+  type PipelineExport,
+  type PipelineSummary,
+  type PipelineUpdate,
+  type ValidateNodesRequest,
+  type ValidateNodesResponse,
+  type ValidationResult,
+} from "../model/pipeline.js";
+import type { PipelineVersion } from "../model/version.js";
+import type { Store } from "../store/ports.js";
+import { parseInput } from "../validation.js";
+
+export interface PipelineServiceDeps {
+  store: Store;
+  events: SluiceEvents;
+  clock: Clock;
+}
+
+/** Strips server-owned fields from a parsed create/update body. */
+function definitionOf(parsed: Record<string, unknown>): PipelineDefinition {
+  const { id: _i, created_at: _c, updated_at: _u, node_count: _n, edge_count: _e, version: _v, ...rest } = parsed;
+  return rest as unknown as PipelineDefinition;
+}
+
+function normalize(def: PipelineDefinition): PipelineDefinition {
+  return {
+    ...def,
+    name: def.name.trim(),
+    schedule: def.schedule?.trim() ? def.schedule.trim() : null,
+    sla_deadline: def.sla_deadline?.trim() ? def.sla_deadline.trim() : null,
+    webhook_token: def.webhook_token === "" ? null : def.webhook_token,
+    depends_on: [...new Set(def.depends_on)],
+  };
+}
+
+export class PipelineService {
+  constructor(private readonly deps: PipelineServiceDeps) {}
+
+  private now(): string {
+    return this.deps.clock.now().toISOString();
+  }
+
+  /** Plain array without a page request; the pagination envelope with one (DESIGN.md §3). */
+  async list(query: PaginationQuery = {}): Promise<PipelineSummary[] | Page<PipelineSummary>> {
+    if (query.page === undefined && query.per_page === undefined) {
+      return (await this.deps.store.pipelines.list()).items;
+    }
+    const page = query.page ?? 1;
+    const per_page = query.per_page ?? PER_PAGE_DEFAULT;
+    const { items, total } = await this.deps.store.pipelines.list({ page, per_page });
+    return { items, total, page, per_page, pages: Math.ceil(total / per_page) };
+  }
+
+  async get(id: string): Promise<Pipeline> {
+    const pipeline = await this.deps.store.pipelines.get(id);
+    if (!pipeline) throw notFound("pipeline", id);
+    return pipeline;
+  }
+
+  async create(input: PipelineCreate | unknown, message = "created"): Promise<Pipeline> {
+    const def = normalize(definitionOf(parseInput(PipelineCreateSchema, input, "pipeline")));
+    await this.assertStorable(def, null);
+    const now = this.now();
+    const pipeline: Pipeline = { id: newId(), ...def, created_at: now, updated_at: now };
+    await this.deps.store.pipelines.insert(pipeline, { version_id: newId(), message, created_at: now });
+    this.deps.events.emit("pipeline.changed", { pipeline_id: pipeline.id, action: "created", timestamp: now });
+    return pipeline;
+  }
+
+  async update(id: string, input: PipelineUpdate | unknown): Promise<Pipeline> {
+    const patch = definitionOf(parseInput(PipelineUpdateSchema, input, "pipeline update"));
+    const current = await this.get(id);
+    const { id: _id, created_at, updated_at: _u, ...currentDef } = current;
+    const cleanPatch = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+    const def = normalize({ ...currentDef, ...cleanPatch } as PipelineDefinition);
+    return this.replace(id, created_at, def, describeChange(Object.keys(cleanPatch)));
+  }
+
+  private async replace(id: string, createdAt: string, def: PipelineDefinition, message: string): Promise<Pipeline> {
+    await this.assertStorable(def, id);
+    const now = this.now();
+    const pipeline: Pipeline = { id, ...def, created_at: createdAt, updated_at: now };
+    const ok = await this.deps.store.pipelines.update(pipeline, { version_id: newId(), message, created_at: now });
+    if (!ok) throw notFound("pipeline", id);
+    this.deps.events.emit("pipeline.changed", { pipeline_id: id, action: "updated", timestamp: now });
+    return pipeline;
+  }
+
+  async delete(id: string): Promise<void> {
+    if (!(await this.deps.store.pipelines.delete(id))) throw notFound("pipeline", id);
+    this.deps.events.emit("pipeline.changed", { pipeline_id: id, action: "deleted", timestamp: this.now() });
+  }
+
+  async clone(id: string): Promise<Pipeline> {
+    const { id: _id, created_at: _c, updated_at: _u, ...def } = await this.get(id);
+    const name = `${def.name} (Copy)`;
+    if (name.length > 255) throw new SluiceError("invalid", "the cloned name would exceed 255 characters", { errors: ["name must be at most 255 characters"] });
+    return this.create({ ...def, name, enabled: false, webhook_token: null }, `cloned from ${id}`);
+  }
+
+  async export(id: string): Promise<PipelineExport> {
+    const { id: _id, created_at: _c, updated_at: _u, webhook_token: _w, ...pipeline } = await this.get(id);
+    return { sluice_export: EXPORT_FORMAT_VERSION, exported_at: this.now(), pipeline };
+  }
+
+  async import(document: unknown): Promise<Pipeline> {
+    const parsed = parseInput(PipelineImportSchema, document, "import document");
+    const body = "sluice_export" in parsed ? parsed.pipeline : parsed;
+    return this.create(definitionOf(body as Record<string, unknown>), "imported");
+  }
+
+  async validate(id: string): Promise<ValidationResult> {
+    const pipeline = await this.get(id);
+    return validatePipelineDefinition(pipeline, await this.dependencyErrors(pipeline, id));
+  }
+
+  async validateNodes(id: string, input: ValidateNodesRequest | unknown = {}): Promise<ValidateNodesResponse> {
+    const request = parseInput(ValidateNodesRequestSchema, input ?? {});
+    const pipeline = await this.get(id);
+    let nodes = request.nodes ?? pipeline.nodes;
+    if (request.node_ids) {
+      const known = new Set(pipeline.nodes.map((n) => n.id));
+      const missing = request.node_ids.filter((nid) => !known.has(nid));
+      if (missing.length > 0) throw new SluiceError("not_found", `node(s) not found in pipeline: ${missing.join(", ")}`);
+      const wanted = new Set(request.node_ids);
+      nodes = nodes.filter((n) => wanted.has(n.id));
+    }
+    const results: NodeValidationResult[] = nodes.map((node) => {
+      const errors = (NODE_TYPES as readonly string[]).includes(node.type)
+        ? nodeConfigErrors(node)
+        : [`node '${node.id}': unknown node type '${node.type}'`];
+      const warnings = node.name ? [] : [`node '${node.id}' has no name`];
+      return { node_id: node.id, type: node.type, valid: errors.length === 0, errors, warnings };
+    });
+    return { valid: results.every((r) => r.valid), nodes: results };
+  }
+
+  async versions(id: string): Promise<PipelineVersion[]> {
+    await this.get(id);
+    return this.deps.store.pipelines.listVersions(id);
+  }
+
+  async rollback(id: string, versionId: string): Promise<Pipeline> {
+    const current = await this.get(id);
+    const found = await this.deps.store.pipelines.getVersion(id, versionId);
+    if (!found) throw notFound("version", versionId);
+    const def = normalize(definitionOf(parseInput(PipelineCreateSchema, found.snapshot, "stored version")));
+    return this.replace(id, current.created_at, def, `rollback to v${found.version.version}`);
+  }
+
+  async bulk(input: BulkRequest | unknown): Promise<BulkResponse> {
+    const request = parseInput(BulkRequestSchema, input);
+    const action = BULK_ACTIONS.find((a) => a === request.action);
+    if (!action) {
+      throw new SluiceError("bad_request", `unknown bulk action '${request.action}' (expected one of ${BULK_ACTIONS.join(", ")})`);
+    }
+    const response: BulkResponse = { action, succeeded: [], failed: [], errors: [] };
+    for (const id of [...new Set(request.ids)]) {
+      try {
+        if (action === "delete") await this.delete(id);
+        else await this.update(id, { enabled: action === "enable" });
+        response.succeeded.push(id);
+      } catch (e) {
+        response.failed.push(id);
+        response.errors.push({ id, error: e instanceof SluiceError ? e.message : "internal error" });
+      }
+    }
+    return response;
+  }
+
+  /** Structural rules and dependency references; throws a 400 with the list of errors. */
+  private async assertStorable(def: PipelineDefinition, selfId: string | null): Promise<void> {
+    const errors = [...structuralErrors(def), ...(await this.dependencyErrors(def, selfId))];
+    if (errors.length > 0) {
+      throw new SluiceError("invalid", `invalid pipeline: ${errors.slice(0, 5).join("; ")}`, { errors });
+    }
+  }
+
+  /** depends_on must name existing pipelines and must not close a cycle across pipelines. */
+  private async dependencyErrors(def: Pick<PipelineDefinition, "depends_on">, selfId: string | null): Promise<string[]> {
+    if (def.depends_on.length === 0) return [];
+    const errors: string[] = [];
+    if (selfId && def.depends_on.includes(selfId)) errors.push("a pipeline cannot depend on itself");
+    const refs = await this.deps.store.pipelines.listDependencyRefs();
+    const byId = new Map(refs.map((r) => [r.id, r.depends_on]));
+    for (const dep of def.depends_on) {
+      if (dep !== selfId && !byId.has(dep)) errors.push(`depends_on references missing pipeline '${dep}'`);
+    }
+    if (selfId) {
+      byId.set(selfId, def.depends_on);
+      const stack = def.depends_on.filter((d) => d !== selfId);
+      const seen = new Set<string>();
+      while (stack.length > 0) {
+        const next = stack.pop() as string;
+        if (next === selfId) {
+          errors.push("depends_on forms a dependency cycle between pipelines");
+          break;
+        }
+        if (seen.has(next)) continue;
+        seen.add(next);
+        stack.push(...(byId.get(next) ?? []));
+      }
+    }
+    return errors;
+  }
+}
+
+function describeChange(keys: string[]): string {
+  if (keys.length === 0) return "updated";
+  return `updated ${keys.sort().join(", ")}`.slice(0, 255);
+}

@@ -1,0 +1,72 @@
+import fs from "node:fs";
+import path from "node:path";
+import knexFactory, { type Knex } from "knex";
+import { SluiceError } from "../../errors.js";
+import { parseDatabaseUrl } from "../database-url.js";
+import type { Store } from "../ports.js";
+import { DIALECTS } from "./dialects/index.js";
+import { MIGRATIONS, MIGRATIONS_TABLE, migrationSource } from "./migrations/index.js";
+import { createPipelineStore } from "./pipeline-store.js";
+import { createSystemStore } from "./system-store.js";
+
+/** knex prints driver errors (with stacks) itself; they reach callers as errors instead. */
+const QUIET_KNEX_LOG = { warn() {}, error() {}, deprecate() {}, debug() {} };
+
+export interface KnexStore extends Store {
+  readonly knex: Knex;
+}
+
+/**
+ * Opens (and migrates) the database named by `database`: a file path, `sqlite:PATH`, `postgres://…` or `mysql://…`.
+ * Fails with a one-line message when the database is unreachable or was migrated by a newer Sluice.
+ */
+export async function createKnexStore(database: string): Promise<KnexStore> {
+  const parsed = parseDatabaseUrl(database);
+  const dialect = DIALECTS[parsed.dialect];
+  if (parsed.filePath && parsed.filePath !== ":memory:") {
+    fs.mkdirSync(path.dirname(parsed.filePath), { recursive: true });
+  }
+  const knex = knexFactory({ ...dialect.knexConfig(parsed.filePath ?? parsed.url ?? ""), log: QUIET_KNEX_LOG });
+  try {
+    await knex.raw("select 1");
+  } catch (e) {
+    await knex.destroy().catch(() => undefined);
+    throw new SluiceError("internal", `cannot open ${parsed.dialect} database: ${describeConnectError(e)}`);
+  }
+  try {
+    await refuseNewerSchema(knex);
+    await knex.migrate.latest({ migrationSource, tableName: MIGRATIONS_TABLE });
+  } catch (e) {
+    await knex.destroy().catch(() => undefined);
+    if (e instanceof SluiceError) throw e;
+    throw new SluiceError("internal", `cannot migrate ${parsed.dialect} database: ${(e as Error).message}`);
+  }
+  return {
+    dialect: parsed.dialect,
+    filePath: parsed.filePath,
+    knex,
+    pipelines: createPipelineStore(knex),
+    system: createSystemStore(knex, dialect),
+    close: () => knex.destroy(),
+  };
+}
+
+async function refuseNewerSchema(knex: Knex): Promise<void> {
+  if (!(await knex.schema.hasTable(MIGRATIONS_TABLE))) return;
+  const rows = (await knex(MIGRATIONS_TABLE).select("name")) as { name: string }[];
+  const known = new Set(MIGRATIONS.map(([name]) => name));
+  const unknown = rows.map((r) => r.name).filter((name) => !known.has(name));
+  if (unknown.length > 0) {
+    throw new SluiceError(
+      "internal",
+      `the database was migrated by a newer Sluice (unknown migrations: ${unknown.join(", ")}); upgrade Sluice to open it`,
+    );
+  }
+}
+
+/** A connection error without credentials (driver messages can echo the URL). */
+function describeConnectError(e: unknown): string {
+  const err = e as { code?: string; message?: string };
+  const message = (err.message ?? String(e)).replace(/\/\/[^@/\s]*@/g, "//***@");
+  return err.code ? `${err.code}: ${message}` : message;
+}

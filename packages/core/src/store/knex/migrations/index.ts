@@ -1,0 +1,23 @@
+import type { Knex } from "knex";
+import * as m001 from "./001-initial-schema.js";
+
+interface Migration {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+/** Numbered, append-only. Add a new entry for every schema change; never edit a released one. */
+export const MIGRATIONS: readonly (readonly [name: string, migration: Migration])[] = [["001-initial-schema", m001]];
+
+/** Bundling-safe migration source (no directory scanning). */
+export const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: async () => MIGRATIONS.map(([name]) => name),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => {
+    const found = MIGRATIONS.find(([n]) => n === name);
+    if (!found) throw new Error(`unknown migration ${name}`);
+    return found[1];
+  },
+};
+
+export const MIGRATIONS_TABLE = "sluice_migrations";

@@ -1,0 +1,148 @@
+import type { Knex } from "knex";
+import type { PageRequest } from "../../model/common.js";
+import type { Pipeline, PipelineDefinition, PipelineSummary } from "../../model/pipeline.js";
+import type { PipelineVersion } from "../../model/version.js";
+import type { PipelineStore, VersionNote } from "../ports.js";
+import { countOf, parseJson, toBool, toInt, toNullableStr, toStr } from "./rows.js";
+
+type Row = Record<string, unknown>;
+
+function toColumns(p: Pipeline) {
+  const { id: _id, created_at: _c, updated_at: _u, ...definition } = p;
+  return {
+    id: p.id,
+    name: p.name,
+    description: p.description,
+    schedule: p.schedule,
+    schedule_timezone: p.schedule_timezone,
+    enabled: p.enabled,
+    tags: JSON.stringify(p.tags),
+    node_count: p.nodes.length,
+    edge_count: p.edges.length,
+    webhook_token: p.webhook_token,
+    body: JSON.stringify(definition),
+    created_at: p.created_at,
+    updated_at: p.updated_at,
+  };
+}
+
+function fromRow(row: Row): Pipeline {
+  const definition = parseJson<PipelineDefinition>(row.body, {} as PipelineDefinition);
+  return {
+    id: toStr(row.id),
+    ...definition,
+    created_at: toStr(row.created_at),
+    updated_at: toStr(row.updated_at),
+  };
+}
+
+function summaryFromRow(row: Row): PipelineSummary {
+  return {
+    id: toStr(row.id),
+    name: toStr(row.name),
+    description: toStr(row.description),
+    schedule: toNullableStr(row.schedule),
+    enabled: toBool(row.enabled),
+    tags: parseJson<string[]>(row.tags, []),
+    node_count: toInt(row.node_count),
+    edge_count: toInt(row.edge_count),
+    created_at: toStr(row.created_at),
+    updated_at: toStr(row.updated_at),
+  };
+}
+
+function versionFromRow(row: Row): PipelineVersion {
+  return {
+    version_id: toStr(row.id),
+    version: toInt(row.version),
+    message: toStr(row.message),
+    created_at: toStr(row.created_at),
+  };
+}
+
+const SUMMARY_COLUMNS = ["id", "name", "description", "schedule", "enabled", "tags", "node_count", "edge_count", "created_at", "updated_at"];
+
+export function createPipelineStore(knex: Knex): PipelineStore {
+  async function addVersion(trx: Knex.Transaction, p: Pipeline, note: VersionNote): Promise<void> {
+    const last = (await trx("pipeline_versions").where({ pipeline_id: p.id }).max({ v: "version" }).first()) as Row | undefined;
+    const { id: _id, created_at: _c, updated_at: _u, ...snapshot } = p;
+    await trx("pipeline_versions").insert({
+      id: note.version_id,
+      pipeline_id: p.id,
+      version: toInt(last?.v) + 1,
+      message: note.message.slice(0, 255),
+      snapshot: JSON.stringify(snapshot),
+      created_at: note.created_at,
+    });
+  }
+
+  return {
+    async insert(p, note) {
+      await knex.transaction(async (trx) => {
+        await trx("pipelines").insert(toColumns(p));
+        await addVersion(trx, p, note);
+      });
+    },
+    async update(p, note) {
+      return knex.transaction(async (trx) => {
+        const { id: _id, created_at: _c, ...columns } = toColumns(p);
+        const changed = await trx("pipelines").where({ id: p.id }).update(columns);
+        if (changed === 0) return false;
+        await addVersion(trx, p, note);
+        return true;
+      });
+    },
+    async get(id) {
+      const row = (await knex("pipelines").where({ id }).first()) as Row | undefined;
+      return row ? fromRow(row) : null;
+    },
+    async list(page?: PageRequest) {
+      const totalRow = (await knex("pipelines").count({ n: "*" }).first()) as Row | undefined;
+      let query = knex("pipelines").select(SUMMARY_COLUMNS).orderBy([
+        { column: "created_at", order: "desc" },
+        { column: "id", order: "desc" },
+      ]);
+      if (page) query = query.limit(page.per_page).offset((page.page - 1) * page.per_page);
+      const rows = (await query) as Row[];
+      return { items: rows.map(summaryFromRow), total: countOf(totalRow) };
+    },
+    async delete(id) {
+      return knex.transaction(async (trx) => {
+        const deleted = await trx("pipelines").where({ id }).delete();
+        if (deleted === 0) return false;
+        await trx("pipeline_versions").where({ pipeline_id: id }).delete();
+        await trx("scheduler_state").where({ pipeline_id: id }).delete();
+        await trx("webhook_state").where({ pipeline_id: id }).delete();
+        return true;
+      });
+    },
+    async count() {
+      return countOf((await knex("pipelines").count({ n: "*" }).first()) as Row | undefined);
+    },
+    async listVersions(pipelineId) {
+      const rows = (await knex("pipeline_versions")
+        .select("id", "version", "message", "created_at")
+        .where({ pipeline_id: pipelineId })
+        .orderBy("version", "desc")) as Row[];
+      return rows.map(versionFromRow);
+    },
+    async getVersion(pipelineId, versionId) {
+      const row = (await knex("pipeline_versions").where({ pipeline_id: pipelineId, id: versionId }).first()) as Row | undefined;
+      if (!row) return null;
+      return { version: versionFromRow(row), snapshot: parseJson<PipelineDefinition>(row.snapshot, {} as PipelineDefinition) };
+    },
+    async listDependencyRefs() {
+      const rows = (await knex("pipelines").select("id", "name", "body")) as Row[];
+      return rows.map((row) => ({
+        id: toStr(row.id),
+        name: toStr(row.name),
+        depends_on: parseJson<PipelineDefinition>(row.body, {} as PipelineDefinition).depends_on ?? [],
+      }));
+    },
+    async existingIds(ids) {
+      if (ids.length === 0) return new Set();
+      const rows = (await knex("pipelines").select("id").whereIn("id", [...ids])) as Row[];
+      return new Set(rows.map((r) => toStr(r.id)));
+    },
+  };
+}

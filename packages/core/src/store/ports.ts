@@ -1,0 +1,47 @@
+import type { PageRequest } from "../model/common.js";
+import type { Pipeline, PipelineDefinition, PipelineSummary } from "../model/pipeline.js";
+import type { PipelineVersion } from "../model/version.js";
+
+export type DialectName = "sqlite" | "postgres" | "mysql";
+
+export interface VersionNote {
+  version_id: string;
+  message: string;
+  created_at: string;
+}
+
+/** Pipelines and their version snapshots; every write stores the pipeline and its snapshot in one transaction. */
+export interface PipelineStore {
+  insert(pipeline: Pipeline, version: VersionNote): Promise<void>;
+  /** Replaces the stored pipeline; false when it does not exist. */
+  update(pipeline: Pipeline, version: VersionNote): Promise<boolean>;
+  get(id: string): Promise<Pipeline | null>;
+  /** Newest first by creation time. Without a page request, every pipeline. */
+  list(page?: PageRequest): Promise<{ items: PipelineSummary[]; total: number }>;
+  delete(id: string): Promise<boolean>;
+  count(): Promise<number>;
+  /** Newest first. */
+  listVersions(pipelineId: string): Promise<PipelineVersion[]>;
+  getVersion(pipelineId: string, versionId: string): Promise<{ version: PipelineVersion; snapshot: PipelineDefinition } | null>;
+  /** id, name and depends_on of every pipeline — what dependency checks need, without node bodies. */
+  listDependencyRefs(): Promise<{ id: string; name: string; depends_on: string[] }[]>;
+  /** Existing ids among the given ones. */
+  existingIds(ids: readonly string[]): Promise<Set<string>>;
+}
+
+export interface SystemStore {
+  /** Bytes the database occupies, measured from the database itself. */
+  sizeBytes(): Promise<number>;
+  /** Runs currently `running`. */
+  activeRunCount(): Promise<number>;
+}
+
+/** The storage port: one implementation per backend, the same contract for all (see test/store-contract). */
+export interface Store {
+  readonly dialect: DialectName;
+  /** For a file database, the path of the file; null for server databases. */
+  readonly filePath: string | null;
+  readonly pipelines: PipelineStore;
+  readonly system: SystemStore;
+  close(): Promise<void>;
+}

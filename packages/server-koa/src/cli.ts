@@ -1,0 +1,133 @@
+import { parseArgs } from "node:util";
+import { SLUICE_VERSION, createSluice, generateApiKey, isSluiceError } from "@sluice/core";
+import { startServer } from "./server.js";
+
+const HELP = `sluice ${SLUICE_VERSION} — data-pipeline orchestration server
+
+Usage:
+  sluice serve [options]     start the API server
+  sluice generate-key        print a new API key
+  sluice --help | --version
+
+serve options (each also from an environment variable):
+  --host HOST                  address to bind (SLUICE_HOST, default 0.0.0.0)
+  --port PORT                  port to listen on (SLUICE_PORT, default 8080)
+  --db DATABASE                file path, sqlite:PATH, postgres://… or mysql://… (SLUICE_DB, default ./sluice.db)
+  --api-key KEY                accepted API key; repeat or comma-separate for several (SLUICE_API_KEY)
+  --max-concurrent-runs N      runs executing at once (SLUICE_MAX_CONCURRENT_RUNS, default 8)
+  --file-roots A:B             directories file nodes may use (SLUICE_FILE_ROOTS, default the data directory)
+  --cors-origin ORIGIN         allow browser calls from ORIGIN (SLUICE_CORS_ORIGIN, default off)
+  --trust-proxy                trust X-Forwarded-* headers (SLUICE_TRUST_PROXY=1)
+`;
+
+class UsageError extends Error {}
+
+function fail(message: string, code: number): never {
+  process.stderr.write(`sluice: ${message.split("\n")[0]}\n`);
+  process.exit(code);
+}
+
+function intOption(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^[0-9]+$/.test(raw)) throw new UsageError(`--${name} must be an integer, got '${raw}'`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new UsageError(`--${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function splitList(values: readonly string[], separator: RegExp): string[] {
+  return values.flatMap((v) => v.split(separator)).map((v) => v.trim()).filter((v) => v !== "");
+}
+
+async function serve(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      host: { type: "string" },
+      port: { type: "string" },
+      db: { type: "string" },
+      "api-key": { type: "string", multiple: true },
+      "max-concurrent-runs": { type: "string" },
+      "file-roots": { type: "string" },
+      "cors-origin": { type: "string" },
+      "trust-proxy": { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  const env = process.env;
+  const host = values.host ?? env.SLUICE_HOST ?? "0.0.0.0";
+  const port = intOption("port", values.port ?? env.SLUICE_PORT, 8080, 0, 65535);
+  const maxConcurrentRuns = intOption("max-concurrent-runs", values["max-concurrent-runs"] ?? env.SLUICE_MAX_CONCURRENT_RUNS, 8, 1, 1024);
+  const database = values.db ?? env.SLUICE_DB ?? "./sluice.db";
+  const apiKeys = splitList(values["api-key"] ?? (env.SLUICE_API_KEY ? [env.SLUICE_API_KEY] : []), /,/);
+  const fileRootsRaw = values["file-roots"] ?? env.SLUICE_FILE_ROOTS;
+  const fileRoots = fileRootsRaw ? splitList([fileRootsRaw], /:/) : undefined;
+  const proxy = values["trust-proxy"] ?? env.SLUICE_TRUST_PROXY === "1";
+
+  const sluice = await createSluice({ database, maxConcurrentRuns, apiKeys, fileRoots });
+  const logger = sluice.options.logger;
+  let running;
+  try {
+    await sluice.start();
+    running = await startServer(sluice, { host, port, proxy });
+  } catch (e) {
+    await sluice.close().catch(() => undefined);
+    throw e;
+  }
+  logger.info(`sluice ${SLUICE_VERSION} listening on ${running.url} (${sluice.store.dialect})`);
+  process.stdout.write(`Sluice ${SLUICE_VERSION} listening on ${running.url}/api (database: ${sluice.store.dialect})\n`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info(`received ${signal}, shutting down`);
+    void (async () => {
+      await running.close();
+      await sluice.close();
+      process.exit(0);
+    })().catch((e: unknown) => fail(e instanceof Error ? e.message : String(e), 1));
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case undefined:
+    case "--help":
+    case "-h":
+    case "help":
+      process.stdout.write(HELP);
+      return;
+    case "--version":
+    case "-v":
+    case "version":
+      process.stdout.write(`${SLUICE_VERSION}\n`);
+      return;
+    case "generate-key":
+      if (rest.length > 0) throw new UsageError(`generate-key takes no arguments`);
+      process.stdout.write("New API key (start the server with: sluice serve --api-key <key>):\n");
+      process.stdout.write(`${generateApiKey()}\n`);
+      return;
+    case "serve":
+      return serve(rest);
+    default:
+      throw new UsageError(`unknown command '${command}' (try 'sluice --help')`);
+  }
+}
+
+main(process.argv.slice(2)).catch((e: unknown) => {
+  if (e instanceof UsageError) fail(e.message, 2);
+  const code = (e as { code?: string }).code;
+  if (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS")) fail(`${(e as Error).message} (try 'sluice --help')`, 2);
+  if (code === "EADDRINUSE") fail(`address already in use: ${(e as Error).message}`, 1);
+  fail(isSluiceError(e) ? e.message : e instanceof Error ? e.message : String(e), 1);
+});

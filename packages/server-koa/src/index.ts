@@ -1,0 +1,3 @@
+export { createApp, apiRouter, type AppOptions } from "./app.js";
+export { startServer, type RunningServer, type ServeOptions } from "./server.js";
+export { DEFAULT_BODY_LIMITS, type BodyLimits } from "./middleware/json-body.js";

@@ -1,0 +1,59 @@
+import { isSluiceError, type Logger } from "@sluice/core";
+import type { Middleware } from "koa";
+
+interface HttpLikeError {
+  status?: number;
+  statusCode?: number;
+  expose?: boolean;
+  message?: string;
+  type?: string;
+}
+
+const CLIENT_MESSAGES: Record<string, string> = {
+  "entity.parse.failed": "malformed JSON body",
+  "entity.too.large": "request body too large",
+  "encoding.unsupported": "unsupported content encoding",
+  "charset.unsupported": "unsupported charset",
+  "request.aborted": "request aborted",
+};
+
+/** The only place that writes `{ "error": … }` bodies (STYLE.md). */
+export function errorHandler(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        ctx.status = 404;
+        ctx.body = { error: `route not found: ${ctx.method} ${ctx.path}` };
+      }
+    } catch (e) {
+      if (isSluiceError(e)) {
+        ctx.status = e.status;
+        ctx.body = {
+          error: e.message,
+          ...(e.extra.errors ? { errors: e.extra.errors } : {}),
+          ...(e.extra.details !== undefined ? { details: e.extra.details } : {}),
+        };
+        if (e.extra.retryAfterSeconds !== undefined) ctx.set("Retry-After", String(Math.max(1, Math.ceil(e.extra.retryAfterSeconds))));
+        if (e.status >= 500) logger.error("request failed", { method: ctx.method, path: ctx.path, error: e.message });
+        return;
+      }
+      const err = (e ?? {}) as HttpLikeError;
+      const status = err.status ?? err.statusCode ?? 500;
+      if (status >= 400 && status < 500) {
+        ctx.status = status;
+        const malformed = e instanceof SyntaxError ? `malformed JSON body: ${e.message}` : undefined;
+        ctx.body = { error: malformed ?? ((err.type && CLIENT_MESSAGES[err.type]) || (err.expose && err.message) || "bad request") };
+        return;
+      }
+      logger.error("unhandled error", {
+        method: ctx.method,
+        path: ctx.path,
+        error: e instanceof Error ? e.message : String(e),
+        stack: e instanceof Error ? e.stack : undefined,
+      });
+      ctx.status = 500;
+      ctx.body = { error: "internal server error; see the server logs" };
+    }
+  };
+}

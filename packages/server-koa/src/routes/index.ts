@@ -1,0 +1,10 @@
+import type Router from "@koa/router";
+import type { Sluice } from "@sluice/core";
+import { registerPipelineRoutes } from "./pipelines.js";
+import { registerSystemRoutes } from "./system.js";
+
+/** Every API route module, in registration order. Static paths before parameterised ones. */
+export function registerApiRoutes(router: Router, sluice: Sluice): void {
+  registerSystemRoutes(router, sluice);
+  registerPipelineRoutes(router, sluice);
+}

@@ -1,0 +1,44 @@
+/** Starts a real Sluice server on an ephemeral port for HTTP tests, with a throw-away database. */
+import { createSluice, silentLogger, type Sluice, type SluiceOptions } from "../packages/core/src/index.js";
+import { startServer, type RunningServer } from "../packages/server-koa/src/index.js";
+import { SluiceClient } from "../packages/client/src/index.js";
+import type { DialectName } from "../packages/core/src/store/ports.js";
+import { createTestDatabase, type TestDatabase } from "./databases.js";
+
+export interface TestServer {
+  sluice: Sluice;
+  server: RunningServer;
+  db: TestDatabase;
+  /** Base URL without /api. */
+  baseUrl: string;
+  client: SluiceClient;
+  /** Raw fetch against `/api` + path. */
+  fetch(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(dialect: DialectName = "sqlite", options: Partial<SluiceOptions> = {}): Promise<TestServer> {
+  const db = await createTestDatabase(dialect);
+  const sluice = await createSluice({ logger: silentLogger, ...options, database: db.url });
+  await sluice.start();
+  const server = await startServer(sluice, { host: "127.0.0.1", port: 0 });
+  const baseUrl = `http://127.0.0.1:${server.port}`;
+  return {
+    sluice,
+    server,
+    db,
+    baseUrl,
+    client: new SluiceClient({ baseUrl }),
+    fetch(path, init = {}) {
+      const { json, ...rest } = init;
+      const headers = new Headers(rest.headers);
+      if (json !== undefined) headers.set("content-type", "application/json");
+      return fetch(`${baseUrl}/api${path}`, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
+    },
+    async close() {
+      await server.close(1000);
+      await sluice.close();
+      await db.drop();
+    },
+  };
+}

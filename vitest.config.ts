@@ -1,0 +1,22 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const src = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+
+export default defineConfig({
+  resolve: {
+    alias: [
+      { find: /^@sluice\/core\/model$/, replacement: src("./packages/core/src/model/index.ts") },
+      { find: /^@sluice\/core$/, replacement: src("./packages/core/src/index.ts") },
+      { find: /^@sluice\/server-koa$/, replacement: src("./packages/server-koa/src/index.ts") },
+      { find: /^@sluice\/client$/, replacement: src("./packages/client/src/index.ts") },
+    ],
+  },
+  test: {
+    include: ["packages/*/test/**/*.test.ts", "examples/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: "forks",
+    reporters: ["default"],
+  },
+});
