@@ -1,6 +1,6 @@
 import { CronExpressionParser } from "cron-parser";
 import { IANAZone } from "luxon";
-import { z } from "zod";
+import type { z } from "zod";
 import { NODE_CONFIG_SCHEMAS, TERMINAL_NODE_TYPES } from "../engine/nodes/config-schemas.js";
 import { NODE_TYPES, type NodeType, type PipelineNode } from "../model/node.js";
 import type { PipelineDefinition, ValidationResult } from "../model/pipeline.js";

@@ -1,4 +1,3 @@
-import { z } from "zod";
 
 export const CONNECTION_TYPES = ["postgres", "mysql", "sqlite", "http", "sftp", "s3", "generic"] as const;
 export type ConnectionType = (typeof CONNECTION_TYPES)[number];
