@@ -1,0 +1,26 @@
+import type { ConnectionType } from "../model/connection.js";
+
+/** A stored connection with its secrets decrypted — only ever held in memory while a node runs. */
+export interface ResolvedConnection {
+  conn_id: string;
+  type: ConnectionType;
+  host: string;
+  port: number | null;
+  schema: string;
+  login: string;
+  password: string;
+  /** `extra` parsed from its JSON string ({} when empty). */
+  extra: Record<string, unknown>;
+  /** Full URI/DSN as SPEC part 2 builds it (postgres URI, mysql DSN, sqlite file path, http base URL…). */
+  uri: string;
+}
+
+/**
+ * How the engine reaches stored connections and variables at run time. Implemented by the connections/variables
+ * services; unknown names reject with a SluiceError("not_found").
+ */
+export interface SecretsResolver {
+  connection(connId: string): Promise<ResolvedConnection>;
+  /** The variable's value; secrets decrypted. */
+  variable(key: string): Promise<string>;
+}
