@@ -1,0 +1,150 @@
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "../../../test-support/http.js";
+
+let t: TestServer;
+let existingId: string;
+beforeAll(async () => {
+  t = await startTestServer("sqlite");
+  existingId = (await t.client.pipelines.create({ name: "existing", nodes: [{ id: "a", type: "sink_file", config: { path: "x.csv" } }] })).id;
+});
+afterAll(async () => t?.close());
+
+async function expectJsonError(res: Response, status: number, pattern?: RegExp): Promise<Record<string, unknown>> {
+  expect(res.status).toBe(status);
+  expect(res.headers.get("content-type")).toMatch(/application\/json/);
+  const body = (await res.json()) as Record<string, unknown>;
+  expect(typeof body.error).toBe("string");
+  if (pattern) expect(body.error).toMatch(pattern);
+  return body;
+}
+
+const node = (id: string, type = "transform") => ({ id, type, config: { rules: [] } });
+
+describe("pipeline validation rules (SPEC part 7) reject create with 400 and a list of errors", () => {
+  const cases: [string, Record<string, unknown>, RegExp][] = [
+    ["empty name", { name: "" }, /name must not be empty/],
+    ["blank name", { name: "   " }, /name must not be empty/],
+    ["name over 255", { name: "x".repeat(256) }, /at most 255/],
+    ["duplicate node ids", { name: "d", nodes: [node("a"), node("a")] }, /duplicate node id 'a'/],
+    ["edge to a missing node", { name: "d", nodes: [node("a")], edges: [{ from: "a", to: "ghost" }] }, /missing node 'ghost'/],
+    [
+      "cycle",
+      { name: "d", nodes: [node("a"), node("b"), node("c")], edges: [{ from: "a", to: "b" }, { from: "b", to: "c" }, { from: "c", to: "a" }] },
+      /cycle/,
+    ],
+    ["self loop", { name: "d", nodes: [node("a")], edges: [{ from: "a", to: "a" }] }, /itself/],
+    ["invalid cron", { name: "d", schedule: "61 * * * *" }, /invalid cron/],
+    ["six-field cron", { name: "d", schedule: "0 0 * * * *" }, /expected 5 fields/],
+    ["invalid timezone", { name: "d", schedule: "0 * * * *", schedule_timezone: "Mars/Olympus" }, /invalid timezone/],
+    ["more than 500 nodes", { name: "d", nodes: Array.from({ length: 501 }, (_, i) => node(`n${i}`)) }, /at most 500 nodes/],
+    ["bad sla_deadline", { name: "d", sla_deadline: "25:00" }, /sla_deadline/],
+    ["bad sla_timezone", { name: "d", sla_deadline: "06:00", sla_timezone: "Nowhere/City" }, /invalid timezone/],
+    ["unknown node type", { name: "d", nodes: [node("a", "teleport")] }, /unknown node type 'teleport'/],
+    ["depends_on a missing pipeline", { name: "d", depends_on: ["no-such-pipeline"] }, /missing pipeline/],
+  ];
+  it.each(cases)("%s", async (_label, body, pattern) => {
+    const res = await t.fetch("/pipelines", { method: "POST", json: body });
+    const err = await expectJsonError(res, 400);
+    expect(Array.isArray(err.errors)).toBe(true);
+    expect((err.errors as string[]).join("\n")).toMatch(pattern);
+  });
+
+  it("exactly 255 characters and 500 nodes are accepted", async () => {
+    const res = await t.fetch("/pipelines", {
+      method: "POST",
+      json: { name: "n".repeat(255), nodes: Array.from({ length: 500 }, (_, i) => node(`n${i}`)) },
+    });
+    expect(res.status).toBe(201);
+  });
+
+  it("the same rules hold on update, and a rejected update changes nothing", async () => {
+    const res = await t.fetch(`/pipelines/${existingId}`, { method: "PUT", json: { name: "", schedule: "bad" } });
+    const err = await expectJsonError(res, 400);
+    expect((err.errors as string[]).length).toBe(2);
+    expect((await t.client.pipelines.get(existingId)).name).toBe("existing");
+    expect((await t.client.pipelines.versions(existingId)).length).toBe(1);
+  });
+
+  it("a dependency cycle between pipelines is rejected", async () => {
+    const a = await t.client.pipelines.create({ name: "dep-a" });
+    const b = await t.client.pipelines.create({ name: "dep-b", depends_on: [a.id] });
+    const res = await t.fetch(`/pipelines/${a.id}`, { method: "PUT", json: { depends_on: [b.id] } });
+    const err = await expectJsonError(res, 400);
+    expect((err.errors as string[]).join()).toMatch(/cycle/);
+  });
+});
+
+describe("malformed and hostile input is a JSON 4xx, never a 500", () => {
+  it("malformed JSON → 400", async () => {
+    const res = await t.fetch("/pipelines", { method: "POST", headers: { "content-type": "application/json" }, body: '{"name":' });
+    await expectJsonError(res, 400, /malformed JSON/);
+  });
+
+  it("wrong types → 400 naming the field", async () => {
+    await expectJsonError(await t.fetch("/pipelines", { method: "POST", json: { name: 42 } }), 400, /name/);
+    await expectJsonError(await t.fetch("/pipelines", { method: "POST", json: { name: "x", nodes: "nope" } }), 400, /nodes/);
+    await expectJsonError(await t.fetch("/pipelines", { method: "POST", json: { name: "x", params: { a: 1 } } }), 400, /params/);
+    await expectJsonError(await t.fetch("/pipelines", { method: "POST", json: [1, 2] }), 400);
+    await expectJsonError(await t.fetch("/pipelines", { method: "POST", json: { name: "x", edges: [{ from: "a" }] } }), 400, /edges/);
+  });
+
+  it("unknown top-level fields are rejected so typos do not pass silently", async () => {
+    await expectJsonError(await t.fetch("/pipelines", { method: "POST", json: { name: "x", shedule: "* * * * *" } }), 400, /shedule/);
+  });
+
+  it("a body over 10 MiB → 413; an import over 5 MiB → 413", async () => {
+    const big = JSON.stringify({ name: "big", description: "x".repeat(10 * 1024 * 1024 + 10) });
+    await expectJsonError(await t.fetch("/pipelines", { method: "POST", headers: { "content-type": "application/json" }, body: big }), 413);
+    const mid = JSON.stringify({ name: "mid", description: "x".repeat(6 * 1024 * 1024) });
+    await expectJsonError(await t.fetch("/pipelines/import", { method: "POST", headers: { "content-type": "application/json" }, body: mid }), 413);
+  });
+
+  it("non-numeric, zero and negative page values → 400", async () => {
+    for (const q of ["page=abc", "page=0", "per_page=-1", "per_page=1.5", "page=1e3"]) {
+      await expectJsonError(await t.fetch(`/pipelines?${q}`), 400);
+    }
+  });
+
+  it("unknown ids → 404 on every pipeline route", async () => {
+    const id = "00000000-0000-0000-0000-000000000000";
+    const routes: [string, string, unknown?][] = [
+      ["GET", `/pipelines/${id}`],
+      ["PUT", `/pipelines/${id}`, { enabled: false }],
+      ["DELETE", `/pipelines/${id}`],
+      ["POST", `/pipelines/${id}/clone`],
+      ["GET", `/pipelines/${id}/export`],
+      ["GET", `/pipelines/${id}/validate`],
+      ["POST", `/pipelines/${id}/validate-nodes`, {}],
+      ["GET", `/pipelines/${id}/versions`],
+      ["POST", `/pipelines/${id}/rollback`, { version_id: "x" }],
+    ];
+    for (const [method, path, json] of routes) {
+      await expectJsonError(await t.fetch(path, { method, json }), 404);
+    }
+  });
+
+  it("unknown routes → 404 JSON; wrong method → 405 JSON", async () => {
+    await expectJsonError(await t.fetch("/no/such/route"), 404);
+    await expectJsonError(await t.fetch("/system/info", { method: "DELETE" }), 405);
+  });
+
+  it("random JSON bodies on every write route never produce a 5xx", async () => {
+    const routes: [string, string][] = [
+      ["POST", "/pipelines"],
+      ["PUT", `/pipelines/${existingId}`],
+      ["POST", "/pipelines/import"],
+      ["POST", "/pipelines/bulk"],
+      ["POST", `/pipelines/${existingId}/rollback`],
+      ["POST", `/pipelines/${existingId}/validate-nodes`],
+    ];
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...routes), fc.jsonValue({ maxDepth: 3 }), async ([method, path], json) => {
+        const res = await t.fetch(path, { method, json });
+        await res.arrayBuffer();
+        return res.status < 500;
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
