@@ -29,6 +29,10 @@ export interface SluiceEventMap {
   "node.skipped": NodeEventBase & { status: NodeRunStatus };
   /** A run log line. */
   log: RunEventBase & { node_id?: string | null; level: LogLevel; message: string };
+  /** A scheduled slot did not run (a dependency's latest run is not `success`, or the catch-up window passed). */
+  "schedule.skipped": { pipeline_id: string; slot: string; reason: string; blocked_by?: string[]; timestamp: string };
+  /** No successful run finished by the pipeline's SLA deadline of `date` (local date in `sla_timezone`). */
+  "sla.missed": { pipeline_id: string; pipeline_name: string; date: string; deadline: string; timestamp: string };
   /** A pipeline was created, updated or deleted (drives schedule registration). */
   "pipeline.changed": { pipeline_id: string; action: "created" | "updated" | "deleted"; timestamp: string };
 }

@@ -21,7 +21,7 @@ export function decideCatchUp(input: {
 }): CatchUpDecision {
   const slot = previousSlot(input.schedule, input.tz, input.now);
   if (!slot) return { action: "none", reason: "no earlier slot" };
-  if (slot.getTime() < input.since.getTime()) return { action: "none", reason: "slot precedes the schedule" };
+  if (slot.getTime() <= input.since.getTime()) return { action: "none", reason: "slot precedes the schedule" };
   if (input.lastRunAt && input.lastRunAt.getTime() >= slot.getTime()) return { action: "none", reason: "slot already ran" };
   if (input.now.getTime() - slot.getTime() >= CATCH_UP_WINDOW_MS) {
     return { action: "skip", slot, reason: "missed slot is older than 24 hours" };

@@ -36,6 +36,29 @@ export interface SystemStore {
   activeRunCount(): Promise<number>;
 }
 
+/** Named leases with expiry, so one instance among several holds a role (e.g. the scheduler). */
+export interface LeaseStore {
+  /** Takes or renews the lease; true when `owner` holds it afterwards. */
+  acquire(name: string, owner: string, ttlMs: number, now: Date): Promise<boolean>;
+  release(name: string, owner: string): Promise<void>;
+  /** Current unexpired holder, or null. */
+  holder(name: string, now: Date): Promise<string | null>;
+}
+
+export interface SchedulerState {
+  pipeline_id: string;
+  last_slot_at: string | null;
+  last_sla_date: string | null;
+}
+
+export interface SchedulerStateStore {
+  get(pipelineId: string): Promise<SchedulerState | null>;
+  /** Atomically records `slotIso` as fired; false when it (or a later slot) already was — so a slot fires once. */
+  claimSlot(pipelineId: string, slotIso: string): Promise<boolean>;
+  /** Atomically records that the SLA miss of local `date` was reported; false when it already was. */
+  claimSlaDate(pipelineId: string, date: string): Promise<boolean>;
+}
+
 /** The storage port: one implementation per backend, the same contract for all (see test/store-contract). */
 export interface Store {
   readonly dialect: DialectName;
@@ -43,5 +66,7 @@ export interface Store {
   readonly filePath: string | null;
   readonly pipelines: PipelineStore;
   readonly system: SystemStore;
+  readonly leases: LeaseStore;
+  readonly schedulerState: SchedulerStateStore;
   close(): Promise<void>;
 }

@@ -7,6 +7,8 @@ import type { Store } from "../ports.js";
 import { DIALECTS } from "./dialects/index.js";
 import { MIGRATIONS, MIGRATIONS_TABLE, migrationSource } from "./migrations/index.js";
 import { createPipelineStore } from "./pipeline-store.js";
+import { createLeaseStore } from "./lease-store.js";
+import { createSchedulerStateStore } from "./scheduler-state-store.js";
 import { createSystemStore } from "./system-store.js";
 
 /** knex prints driver errors (with stacks) itself; they reach callers as errors instead. */
@@ -47,6 +49,8 @@ export async function createKnexStore(database: string): Promise<KnexStore> {
     knex,
     pipelines: createPipelineStore(knex),
     system: createSystemStore(knex, dialect),
+    leases: createLeaseStore(knex),
+    schedulerState: createSchedulerStateStore(knex),
     close: () => knex.destroy(),
   };
 }

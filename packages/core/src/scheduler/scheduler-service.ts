@@ -1,0 +1,300 @@
+import { randomUUID } from "node:crypto";
+import type { Clock } from "../clock.js";
+import type { SluiceEvents } from "../events.js";
+import type { Logger } from "../logger.js";
+import type { Pipeline } from "../model/pipeline.js";
+import type { Store } from "../store/ports.js";
+import { decideCatchUp } from "./catch-up.js";
+import { nextSlot } from "./cron.js";
+import type { SchedulerRunsPort, Timers } from "./ports.js";
+import { realTimers } from "./ports.js";
+import { isSlaMissed } from "./sla.js";
+
+export interface SchedulerStatusEntry {
+  pipeline_id: string;
+  pipeline_name: string;
+  schedule: string | null;
+  timezone: string;
+  enabled: boolean;
+  next_run: string | null;
+  last_run: string | null;
+}
+
+export interface SchedulerDeps {
+  store: Store;
+  events: SluiceEvents;
+  clock: Clock;
+  logger: Logger;
+  runs: SchedulerRunsPort;
+  timers?: Timers;
+  /** Lease lifetime; the leader renews at a third of it. */
+  leaseTtlMs?: number;
+  /** How often SLA deadlines are checked. */
+  slaIntervalMs?: number;
+}
+
+const LEASE = "scheduler";
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+interface Entry {
+  pipeline: Pipeline;
+  next: Date;
+}
+
+/**
+ * Cron scheduling for every enabled pipeline. One instance among those sharing a database holds the scheduler
+ * lease; each slot is claimed in the database before its run is created, so a slot fires exactly once. Changes to
+ * pipelines (`pipeline.changed`) re-register their schedule at once.
+ */
+export class SchedulerService {
+  readonly instanceId = randomUUID();
+  private readonly timers: Timers;
+  private readonly entries = new Map<string, Entry>();
+  private timer: unknown = null;
+  private leaseTimer: unknown = null;
+  private slaTimer: unknown = null;
+  private leader = false;
+  private running = false;
+  private ticking: Promise<void> = Promise.resolve();
+  private readonly onPipelineChanged = (e: { pipeline_id: string; action: string }) => {
+    if (this.leader) void this.refresh(e.pipeline_id).catch((err: unknown) => this.fail("refresh", err));
+  };
+
+  constructor(private readonly deps: SchedulerDeps) {
+    this.timers = deps.timers ?? realTimers;
+  }
+
+  private get leaseTtl(): number {
+    return this.deps.leaseTtlMs ?? 30_000;
+  }
+
+  isLeader(): boolean {
+    return this.leader;
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    this.deps.events.on("pipeline.changed", this.onPipelineChanged);
+    await this.renewLease();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.deps.events.off("pipeline.changed", this.onPipelineChanged);
+    for (const t of [this.timer, this.leaseTimer, this.slaTimer]) if (t) this.timers.clearTimeout(t);
+    this.timer = this.leaseTimer = this.slaTimer = null;
+    await this.ticking.catch(() => undefined);
+    if (this.leader) await this.deps.store.leases.release(LEASE, this.instanceId).catch(() => undefined);
+    this.leader = false;
+    this.entries.clear();
+  }
+
+  private fail(what: string, err: unknown): void {
+    this.deps.logger.error(`scheduler ${what} failed`, { error: err instanceof Error ? err.message : String(err) });
+  }
+
+  private async renewLease(): Promise<void> {
+    if (!this.running) return;
+    try {
+      const held = await this.deps.store.leases.acquire(LEASE, this.instanceId, this.leaseTtl, this.deps.clock.now());
+      if (held && !this.leader) {
+        this.leader = true;
+        this.deps.logger.info("scheduler lease acquired; this instance schedules", { instance: this.instanceId });
+        await this.catchUp();
+        await this.loadAll();
+        this.scheduleSlaCheck();
+      } else if (!held && this.leader) {
+        this.leader = false;
+        this.entries.clear();
+        if (this.timer) this.timers.clearTimeout(this.timer);
+        this.deps.logger.warn("scheduler lease lost; another instance schedules");
+      }
+    } catch (err) {
+      this.fail("lease renewal", err);
+    }
+    if (this.running) this.leaseTimer = this.timers.setTimeout(() => void this.renewLease(), Math.floor(this.leaseTtl / 3));
+  }
+
+  /** Start-up catch-up (SPEC part 1, rule 4): before the cron loop, one run per pipeline for a miss < 24 h old. */
+  async catchUp(): Promise<void> {
+    const now = this.deps.clock.now();
+    for (const pipeline of await this.scheduledPipelines()) {
+      const latest = await this.deps.runs.latestRun(pipeline.id);
+      const decision = decideCatchUp({
+        schedule: pipeline.schedule as string,
+        tz: pipeline.schedule_timezone ?? "UTC",
+        now,
+        lastRunAt: latest ? new Date(latest.created_at) : null,
+        since: new Date(pipeline.updated_at),
+      });
+      if (decision.action === "none") continue;
+      const slotIso = decision.slot.toISOString();
+      if (!(await this.deps.store.schedulerState.claimSlot(pipeline.id, slotIso))) continue;
+      if (decision.action === "skip") {
+        this.deps.logger.info("missed schedule slot skipped", { pipeline_id: pipeline.id, slot: slotIso, reason: decision.reason });
+        this.deps.events.emit("schedule.skipped", { pipeline_id: pipeline.id, slot: slotIso, reason: decision.reason, timestamp: now.toISOString() });
+        continue;
+      }
+      const run = await this.deps.runs.trigger(pipeline.id, "catchup");
+      this.deps.logger.info("catch-up run queued", { pipeline_id: pipeline.id, slot: slotIso, run_id: run.id });
+    }
+  }
+
+  private async scheduledPipelines(): Promise<Pipeline[]> {
+    const { items } = await this.deps.store.pipelines.list();
+    const out: Pipeline[] = [];
+    for (const summary of items) {
+      if (!summary.enabled || !summary.schedule) continue;
+      const pipeline = await this.deps.store.pipelines.get(summary.id);
+      if (pipeline) out.push(pipeline);
+    }
+    return out;
+  }
+
+  private async loadAll(): Promise<void> {
+    this.entries.clear();
+    for (const pipeline of await this.scheduledPipelines()) this.register(pipeline);
+    this.arm();
+  }
+
+  /** Re-reads one pipeline and (un)registers its schedule. */
+  async refresh(pipelineId: string): Promise<void> {
+    const pipeline = await this.deps.store.pipelines.get(pipelineId);
+    this.entries.delete(pipelineId);
+    if (pipeline?.enabled && pipeline.schedule) this.register(pipeline);
+    this.arm();
+  }
+
+  private register(pipeline: Pipeline): void {
+    try {
+      const next = nextSlot(pipeline.schedule as string, pipeline.schedule_timezone ?? "UTC", this.deps.clock.now());
+      this.entries.set(pipeline.id, { pipeline, next });
+    } catch (err) {
+      this.fail(`registration of ${pipeline.id}`, err);
+    }
+  }
+
+  private arm(): void {
+    if (this.timer) this.timers.clearTimeout(this.timer);
+    this.timer = null;
+    if (!this.running || !this.leader || this.entries.size === 0) return;
+    const earliest = Math.min(...[...this.entries.values()].map((e) => e.next.getTime()));
+    const delay = Math.min(Math.max(0, earliest - this.deps.clock.now().getTime()), MAX_TIMER_MS);
+    this.timer = this.timers.setTimeout(() => void this.tick(), delay);
+  }
+
+  /** Fires every slot that is due at the clock's current time (the timer calls it; tests may too). */
+  tick(): Promise<void> {
+    this.ticking = this.ticking.then(() => this.fireDue()).catch((err: unknown) => this.fail("tick", err));
+    return this.ticking;
+  }
+
+  private async fireDue(): Promise<void> {
+    const now = this.deps.clock.now();
+    const due = [...this.entries.values()].filter((e) => e.next.getTime() <= now.getTime());
+    await Promise.all(due.map((entry) => this.fire(entry, now)));
+    this.arm();
+  }
+
+  private async fire(entry: Entry, now: Date): Promise<void> {
+    const { pipeline } = entry;
+    const slotIso = entry.next.toISOString();
+    entry.next = nextSlot(pipeline.schedule as string, pipeline.schedule_timezone ?? "UTC", now);
+    try {
+      if (!(await this.deps.store.schedulerState.claimSlot(pipeline.id, slotIso))) return;
+      const blockedBy = await this.unsatisfiedDependencies(pipeline);
+      if (blockedBy.length > 0) {
+        const reason = `dependencies not satisfied: ${blockedBy.join(", ")}`;
+        this.deps.logger.info("scheduled run skipped", { pipeline_id: pipeline.id, slot: slotIso, blocked_by: blockedBy });
+        this.deps.events.emit("schedule.skipped", { pipeline_id: pipeline.id, slot: slotIso, reason, blocked_by: blockedBy, timestamp: now.toISOString() });
+        return;
+      }
+      await this.deps.runs.trigger(pipeline.id, "schedule");
+    } catch (err) {
+      this.fail(`slot ${slotIso} of ${pipeline.id}`, err);
+    }
+  }
+
+  /** Ids of dependencies whose most recent run is not `success` (SPEC part 1, rule 5). */
+  async unsatisfiedDependencies(pipeline: Pick<Pipeline, "depends_on">): Promise<string[]> {
+    const blocked: string[] = [];
+    for (const dep of pipeline.depends_on) {
+      const latest = await this.deps.runs.latestRun(dep);
+      if (latest?.status !== "success") blocked.push(dep);
+    }
+    return blocked;
+  }
+
+  private scheduleSlaCheck(): void {
+    if (!this.running || !this.leader) return;
+    this.slaTimer = this.timers.setTimeout(() => {
+      void this.checkSla()
+        .catch((err: unknown) => this.fail("SLA check", err))
+        .finally(() => this.scheduleSlaCheck());
+    }, this.deps.slaIntervalMs ?? 30_000);
+  }
+
+  /** Emits `sla.missed` once per pipeline and local day when no success finished by the deadline. */
+  async checkSla(): Promise<void> {
+    const now = this.deps.clock.now();
+    const { items } = await this.deps.store.pipelines.list();
+    for (const summary of items) {
+      if (!summary.enabled) continue;
+      const pipeline = await this.deps.store.pipelines.get(summary.id);
+      if (!pipeline?.sla_deadline) continue;
+      const tz = pipeline.sla_timezone ?? "UTC";
+      const state = await this.deps.store.schedulerState.get(pipeline.id);
+      const lastSuccess = await this.deps.runs.lastSuccessFinishedAt(pipeline.id);
+      const check = isSlaMissed({
+        deadline: pipeline.sla_deadline,
+        tz,
+        now,
+        lastSuccessFinishedAt: lastSuccess ? new Date(lastSuccess) : null,
+        lastReportedDate: state?.last_sla_date ?? null,
+      });
+      if (!check.missed) continue;
+      if (!(await this.deps.store.schedulerState.claimSlaDate(pipeline.id, check.window.date))) continue;
+      this.deps.logger.warn("SLA missed", { pipeline_id: pipeline.id, date: check.window.date });
+      this.deps.events.emit("sla.missed", {
+        pipeline_id: pipeline.id,
+        pipeline_name: pipeline.name,
+        date: check.window.date,
+        deadline: check.window.deadline.toISOString(),
+        timestamp: now.toISOString(),
+      });
+    }
+  }
+
+  /** `GET /scheduler/status`: every pipeline with a schedule. */
+  async status(): Promise<SchedulerStatusEntry[]> {
+    const now = this.deps.clock.now();
+    const { items } = await this.deps.store.pipelines.list();
+    const out: SchedulerStatusEntry[] = [];
+    for (const summary of items) {
+      if (!summary.schedule) continue;
+      const pipeline = await this.deps.store.pipelines.get(summary.id);
+      if (!pipeline) continue;
+      const tz = pipeline.schedule_timezone ?? "UTC";
+      const latest = await this.deps.runs.latestRun(pipeline.id);
+      let next: string | null = null;
+      if (pipeline.enabled) {
+        try {
+          next = nextSlot(summary.schedule, tz, now).toISOString();
+        } catch {
+          next = null;
+        }
+      }
+      out.push({
+        pipeline_id: pipeline.id,
+        pipeline_name: pipeline.name,
+        schedule: pipeline.schedule,
+        timezone: tz,
+        enabled: pipeline.enabled,
+        next_run: next,
+        last_run: latest?.created_at ?? null,
+      });
+    }
+    return out;
+  }
+}

@@ -1,0 +1,44 @@
+import type { Knex } from "knex";
+import type { SchedulerState, SchedulerStateStore } from "../ports.js";
+import { toNullableStr } from "./rows.js";
+
+export function createSchedulerStateStore(knex: Knex): SchedulerStateStore {
+  async function upsert(pipelineId: string, fields: Partial<Omit<SchedulerState, "pipeline_id">>): Promise<void> {
+    const now = new Date().toISOString();
+    await knex("scheduler_state")
+      .insert({ pipeline_id: pipelineId, last_slot_at: null, last_sla_date: null, ...fields, updated_at: now })
+      .onConflict("pipeline_id")
+      .merge({ ...fields, updated_at: now });
+  }
+  return {
+    async get(pipelineId) {
+      const row = (await knex("scheduler_state").where({ pipeline_id: pipelineId }).first()) as Record<string, unknown> | undefined;
+      if (!row) return null;
+      return {
+        pipeline_id: pipelineId,
+        last_slot_at: toNullableStr(row.last_slot_at),
+        last_sla_date: toNullableStr(row.last_sla_date),
+      };
+    },
+    /** Records a fired slot; false when that slot (or a later one) was already recorded — exactly-once firing. */
+    async claimSlot(pipelineId, slotIso) {
+      await knex("scheduler_state")
+        .insert({ pipeline_id: pipelineId, last_slot_at: null, last_sla_date: null, updated_at: new Date().toISOString() })
+        .onConflict("pipeline_id")
+        .ignore();
+      const changed = await knex("scheduler_state")
+        .where({ pipeline_id: pipelineId })
+        .andWhere((q) => q.whereNull("last_slot_at").orWhere("last_slot_at", "<", slotIso))
+        .update({ last_slot_at: slotIso, updated_at: new Date().toISOString() });
+      return changed > 0;
+    },
+    async claimSlaDate(pipelineId, date) {
+      await upsert(pipelineId, {});
+      const changed = await knex("scheduler_state")
+        .where({ pipeline_id: pipelineId })
+        .andWhere((q) => q.whereNull("last_sla_date").orWhere("last_sla_date", "<", date))
+        .update({ last_sla_date: date, updated_at: new Date().toISOString() });
+      return changed > 0;
+    },
+  };
+}

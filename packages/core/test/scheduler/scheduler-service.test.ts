@@ -1,0 +1,163 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createSluice, type Sluice } from "../../src/service/create-sluice.js";
+import { silentLogger } from "../../src/logger.js";
+import type { RunStatus } from "../../src/model/run.js";
+import { SchedulerService } from "../../src/scheduler/scheduler-service.js";
+import type { SchedulerRunsPort, Timers } from "../../src/scheduler/ports.js";
+import { createTestDatabase, type TestDatabase } from "../../../../test-support/databases.js";
+
+class FakeClock {
+  constructor(public current: Date) {}
+  now = () => new Date(this.current);
+  set(iso: string) {
+    this.current = new Date(iso);
+  }
+}
+
+/** Timers that never fire by themselves: tests advance the clock and call tick(). */
+const manualTimers: Timers = { setTimeout: () => ({}), clearTimeout: () => undefined };
+
+/** An in-memory run ledger standing in for the run queue (the port's contract, not a driver). */
+class RunLedger implements SchedulerRunsPort {
+  runs: { id: string; pipeline_id: string; trigger: string; status: RunStatus; created_at: string; finished_at: string | null }[] = [];
+  constructor(private clock: FakeClock) {}
+  async trigger(pipelineId: string, trigger: "schedule" | "catchup") {
+    const id = `run-${this.runs.length + 1}`;
+    this.runs.push({ id, pipeline_id: pipelineId, trigger, status: "pending", created_at: this.clock.now().toISOString(), finished_at: null });
+    return { id };
+  }
+  async latestRun(pipelineId: string) {
+    return this.runs.filter((r) => r.pipeline_id === pipelineId).at(-1) ?? null;
+  }
+  async lastSuccessFinishedAt(pipelineId: string) {
+    return this.runs.filter((r) => r.pipeline_id === pipelineId && r.status === "success").at(-1)?.finished_at ?? null;
+  }
+  of(pipelineId: string) {
+    return this.runs.filter((r) => r.pipeline_id === pipelineId);
+  }
+}
+
+let db: TestDatabase;
+let sluice: Sluice;
+let clock: FakeClock;
+let ledger: RunLedger;
+let scheduler: SchedulerService;
+
+function makeScheduler() {
+  return new SchedulerService({ store: sluice.store, events: sluice.events, clock, logger: silentLogger, runs: ledger, timers: manualTimers });
+}
+
+beforeEach(async () => {
+  db = await createTestDatabase("sqlite");
+  clock = new FakeClock(new Date("2026-11-22T09:58:00Z"));
+  sluice = await createSluice({ database: db.url, clock, logger: silentLogger });
+  ledger = new RunLedger(clock);
+  scheduler = makeScheduler();
+});
+afterEach(async () => {
+  await scheduler.stop();
+  await sluice.close();
+  await db.drop();
+});
+
+describe("scheduler with a fake clock", () => {
+  it("fires each slot once with trigger 'schedule'", async () => {
+    const p = await sluice.pipelines.create({ name: "every minute", schedule: "* * * * *" });
+    await scheduler.start();
+    expect(scheduler.isLeader()).toBe(true);
+    clock.set("2026-11-22T09:59:00.500Z");
+    await scheduler.tick();
+    await scheduler.tick();
+    expect(ledger.of(p.id).map((r) => r.trigger)).toEqual(["schedule"]);
+    clock.set("2026-11-22T10:00:00Z");
+    await scheduler.tick();
+    expect(ledger.of(p.id)).toHaveLength(2);
+  });
+
+  it("registers new, changed, disabled and deleted pipelines immediately", async () => {
+    await scheduler.start();
+    const p = await sluice.pipelines.create({ name: "hourly", schedule: "0 * * * *" });
+    await new Promise((r) => setTimeout(r, 20));
+    let status = await scheduler.status();
+    expect(status).toEqual([
+      { pipeline_id: p.id, pipeline_name: "hourly", schedule: "0 * * * *", timezone: "UTC", enabled: true, next_run: "2026-11-22T10:00:00.000Z", last_run: null },
+    ]);
+    await sluice.pipelines.update(p.id, { enabled: false });
+    await new Promise((r) => setTimeout(r, 20));
+    clock.set("2026-11-22T10:00:01Z");
+    await scheduler.tick();
+    expect(ledger.of(p.id)).toHaveLength(0);
+    status = await scheduler.status();
+    expect(status[0]).toMatchObject({ enabled: false, next_run: null });
+    await sluice.pipelines.update(p.id, { enabled: true, schedule: "30 * * * *" });
+    await new Promise((r) => setTimeout(r, 20));
+    clock.set("2026-11-22T10:30:00Z");
+    await scheduler.tick();
+    expect(ledger.of(p.id)).toHaveLength(1);
+    await sluice.pipelines.delete(p.id);
+    await new Promise((r) => setTimeout(r, 20));
+    clock.set("2026-11-22T11:30:00Z");
+    await scheduler.tick();
+    expect(ledger.of(p.id)).toHaveLength(1);
+  });
+
+  it("runs in the pipeline's time zone", async () => {
+    const p = await sluice.pipelines.create({ name: "berlin", schedule: "0 11 * * *", schedule_timezone: "Europe/Berlin" });
+    await scheduler.start();
+    clock.set("2026-11-22T10:00:00Z"); // 11:00 CET
+    await scheduler.tick();
+    expect(ledger.of(p.id)).toHaveLength(1);
+  });
+
+  it("skips a scheduled run while a dependency's latest run is not success, and says which", async () => {
+    const upstream = await sluice.pipelines.create({ name: "upstream" });
+    const p = await sluice.pipelines.create({ name: "downstream", schedule: "* * * * *", depends_on: [upstream.id] });
+    const skipped: { blocked_by?: string[] }[] = [];
+    sluice.events.on("schedule.skipped", (e) => skipped.push(e));
+    await scheduler.start();
+    clock.set("2026-11-22T09:59:00Z");
+    await scheduler.tick();
+    expect(ledger.of(p.id)).toHaveLength(0);
+    expect(skipped[0]?.blocked_by).toEqual([upstream.id]);
+    ledger.runs.push({ id: "u1", pipeline_id: upstream.id, trigger: "manual", status: "success", created_at: clock.now().toISOString(), finished_at: clock.now().toISOString() });
+    clock.set("2026-11-22T10:00:00Z");
+    await scheduler.tick();
+    expect(ledger.of(p.id)).toHaveLength(1);
+  });
+
+  it("catches up one missed slot younger than 24 h at start, before the cron loop", async () => {
+    clock.set("2026-11-20T00:00:00Z");
+    const p = await sluice.pipelines.create({ name: "daily", schedule: "0 6 * * *" });
+    const old = await sluice.pipelines.create({ name: "weekly", schedule: "0 6 * * 1" });
+    clock.set("2026-11-22T09:58:00Z");
+    await scheduler.start();
+    expect(ledger.of(p.id).map((r) => r.trigger)).toEqual(["catchup"]);
+    expect(ledger.of(old.id)).toHaveLength(0); // Monday 2026-11-16 06:00 is more than 24 h ago
+    await scheduler.stop();
+    scheduler = makeScheduler();
+    await scheduler.start(); // a second restart does not catch up the same slot again
+    expect(ledger.of(p.id)).toHaveLength(1);
+  });
+
+  it("only one of two instances sharing the database schedules, and a slot fires once", async () => {
+    const p = await sluice.pipelines.create({ name: "shared", schedule: "* * * * *" });
+    const other = makeScheduler();
+    await scheduler.start();
+    await other.start();
+    expect([scheduler.isLeader(), other.isLeader()]).toEqual([true, false]);
+    clock.set("2026-11-22T09:59:00Z");
+    await Promise.all([scheduler.tick(), other.tick()]);
+    expect(ledger.of(p.id)).toHaveLength(1);
+    await other.stop();
+  });
+
+  it("reports an SLA miss once per local day", async () => {
+    const p = await sluice.pipelines.create({ name: "sla", sla_deadline: "09:00", sla_timezone: "UTC" });
+    const missed: { pipeline_id: string; date: string }[] = [];
+    sluice.events.on("sla.missed", (e) => missed.push(e));
+    await scheduler.start();
+    await scheduler.checkSla();
+    await scheduler.checkSla();
+    expect(missed).toEqual([expect.objectContaining({ pipeline_id: p.id, date: "2026-11-22" })]);
+  });
+});
