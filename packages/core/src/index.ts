@@ -23,3 +23,12 @@ export { SluiceOptionsSchema, type SluiceOptions, type ResolvedSluiceOptions } f
 export { PipelineService } from "./service/pipeline-service.js";
 export { SystemService } from "./service/system-service.js";
 export { generateApiKey, matchesApiKey, API_KEY_PATTERN, API_KEY_PREFIX } from "./auth/api-keys.js";
+export { InsightsService } from "./service/insights-service.js";
+export { buildLineage, type LineageGraph, type LineageNode, type LineageEdge } from "./insights/lineage.js";
+export { computeImpact, type Impact, type ImpactEntry } from "./insights/impact.js";
+export { nodeReferences, type NodeReferences, type TableRef } from "./insights/node-references.js";
+export { SchedulerService, type SchedulerStatusEntry } from "./scheduler/scheduler-service.js";
+export type { SchedulerRunsPort, Timers } from "./scheduler/ports.js";
+export { nextSlot, previousSlot, slotsBetween } from "./scheduler/cron.js";
+export { HookDispatcher } from "./hooks/hook-dispatcher.js";
+export type { HookPayload } from "./hooks/hook-payload.js";

@@ -194,3 +194,32 @@ describe.each(dialects)("%s pipelines API", (dialect) => {
     expect((err as SluiceApiError).message).toMatch(/pipeline 'nope' not found/);
   });
 });
+
+describe("lineage and impact over HTTP", () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer("sqlite");
+  });
+  afterAll(async () => t?.close());
+
+  it("derives the graph and downstream pipelines from stored node configs", async () => {
+    const writer = await t.client.pipelines.create({
+      name: "writer",
+      nodes: [{ id: "w", type: "sink_db", config: { conn_id: "dwh", table: "facts" } }],
+    });
+    const reader = await t.client.pipelines.create({
+      name: "reader",
+      nodes: [{ id: "r", type: "source_db", config: { conn_id: "dwh", query: "select * from facts" } }],
+    });
+    const dependent = await t.client.pipelines.create({ name: "dependent", depends_on: [reader.id] });
+    const lineage = await (await t.fetch("/lineage")).json();
+    expect(lineage.edges).toContainEqual({ from: `pipeline:${writer.id}`, to: "table:dwh/facts", pipeline_id: writer.id });
+    expect(lineage.edges).toContainEqual({ from: "table:dwh/facts", to: `pipeline:${reader.id}`, pipeline_id: reader.id });
+    const impact = await (await t.fetch(`/pipelines/${writer.id}/impact`)).json();
+    expect(impact.downstream.map((d: { pipeline_id: string; via: string; depth: number }) => [d.pipeline_id, d.via, d.depth])).toEqual([
+      [reader.id, "table", 1],
+      [dependent.id, "depends_on", 2],
+    ]);
+    expect((await t.fetch("/pipelines/missing/impact")).status).toBe(404);
+  });
+});

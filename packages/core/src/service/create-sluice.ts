@@ -2,6 +2,7 @@ import { SluiceEvents } from "../events.js";
 import { parseDatabaseUrl } from "../store/database-url.js";
 import { createKnexStore, type KnexStore } from "../store/knex/create-knex-store.js";
 import { resolveOptions, type ResolvedSluiceOptions, type SluiceOptions } from "./options.js";
+import { InsightsService } from "./insights-service.js";
 import { PipelineService } from "./pipeline-service.js";
 import { SystemService } from "./system-service.js";
 
@@ -12,6 +13,7 @@ export interface Sluice {
   readonly events: SluiceEvents;
   readonly pipelines: PipelineService;
   readonly system: SystemService;
+  readonly insights: InsightsService;
   /** Starts background work (executor, scheduler). Idempotent. */
   start(): Promise<void>;
   /** Stops background work and closes the database. Idempotent. */
@@ -34,6 +36,7 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
     events,
     pipelines: new PipelineService({ store, events, clock }),
     system: new SystemService({ store, maxConcurrentRuns: options.maxConcurrentRuns, startedAt }),
+    insights: new InsightsService({ store }),
     async start() {
       // executor and scheduler register here as they land
     },

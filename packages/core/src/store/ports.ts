@@ -23,6 +23,8 @@ export interface PipelineStore {
   /** Newest first. */
   listVersions(pipelineId: string): Promise<PipelineVersion[]>;
   getVersion(pipelineId: string, versionId: string): Promise<{ version: PipelineVersion; snapshot: PipelineDefinition } | null>;
+  /** Every pipeline in full (lineage, impact, used-by scans). */
+  listFull(): Promise<Pipeline[]>;
   /** id, name and depends_on of every pipeline — what dependency checks need, without node bodies. */
   listDependencyRefs(): Promise<{ id: string; name: string; depends_on: string[] }[]>;
   /** Existing ids among the given ones. */

@@ -131,6 +131,10 @@ export function createPipelineStore(knex: Knex): PipelineStore {
       if (!row) return null;
       return { version: versionFromRow(row), snapshot: parseJson<PipelineDefinition>(row.snapshot, {} as PipelineDefinition) };
     },
+    async listFull() {
+      const rows = (await knex("pipelines").select("id", "body", "created_at", "updated_at").orderBy("created_at", "desc")) as Row[];
+      return rows.map(fromRow);
+    },
     async listDependencyRefs() {
       const rows = (await knex("pipelines").select("id", "name", "body")) as Row[];
       return rows.map((row) => ({
