@@ -32,3 +32,4 @@ export type { SchedulerRunsPort, Timers } from "./scheduler/ports.js";
 export { nextSlot, previousSlot, slotsBetween } from "./scheduler/cron.js";
 export { HookDispatcher } from "./hooks/hook-dispatcher.js";
 export type { HookPayload } from "./hooks/hook-payload.js";
+export { SluiceMetrics } from "./metrics/metrics.js";

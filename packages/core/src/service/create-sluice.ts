@@ -2,6 +2,7 @@ import { SluiceEvents } from "../events.js";
 import { parseDatabaseUrl } from "../store/database-url.js";
 import { createKnexStore, type KnexStore } from "../store/knex/create-knex-store.js";
 import { resolveOptions, type ResolvedSluiceOptions, type SluiceOptions } from "./options.js";
+import { SluiceMetrics } from "../metrics/metrics.js";
 import { InsightsService } from "./insights-service.js";
 import { PipelineService } from "./pipeline-service.js";
 import { SystemService } from "./system-service.js";
@@ -14,6 +15,7 @@ export interface Sluice {
   readonly pipelines: PipelineService;
   readonly system: SystemService;
   readonly insights: InsightsService;
+  readonly metrics: SluiceMetrics;
   /** Starts background work (executor, scheduler). Idempotent. */
   start(): Promise<void>;
   /** Stops background work and closes the database. Idempotent. */
@@ -29,6 +31,8 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
   const startedAt = Date.now();
   const clock = options.clock;
   let closed = false;
+  let started = false;
+  const metrics = new SluiceMetrics({ store, events });
 
   return {
     options,
@@ -37,12 +41,16 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
     pipelines: new PipelineService({ store, events, clock }),
     system: new SystemService({ store, maxConcurrentRuns: options.maxConcurrentRuns, startedAt }),
     insights: new InsightsService({ store }),
+    metrics,
     async start() {
-      // executor and scheduler register here as they land
+      if (started) return;
+      started = true;
+      metrics.start();
     },
     async close() {
       if (closed) return;
       closed = true;
+      metrics.stop();
       events.removeAllListeners();
       await store.close();
     },

@@ -36,6 +36,8 @@ export interface SystemStore {
   sizeBytes(): Promise<number>;
   /** Runs currently `running`. */
   activeRunCount(): Promise<number>;
+  /** Runs waiting for an execution slot. */
+  pendingRunCount(): Promise<number>;
 }
 
 /** Named leases with expiry, so one instance among several holds a role (e.g. the scheduler). */

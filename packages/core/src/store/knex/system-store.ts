@@ -4,10 +4,11 @@ import type { Dialect } from "./dialects/index.js";
 import { countOf } from "./rows.js";
 
 export function createSystemStore(knex: Knex, dialect: Dialect): SystemStore {
+  const countByStatus = async (status: string) =>
+    countOf((await knex("runs").where({ status }).count({ n: "*" }).first()) as Record<string, unknown>);
   return {
     sizeBytes: () => dialect.sizeBytes(knex),
-    async activeRunCount() {
-      return countOf((await knex("runs").where({ status: "running" }).count({ n: "*" }).first()) as Record<string, unknown>);
-    },
+    activeRunCount: () => countByStatus("running"),
+    pendingRunCount: () => countByStatus("pending"),
   };
 }
