@@ -223,3 +223,26 @@ describe("lineage and impact over HTTP", () => {
     expect((await t.fetch("/pipelines/missing/impact")).status).toBe(404);
   });
 });
+
+describe("summary, dashboard and search over HTTP", () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer("sqlite");
+  });
+  afterAll(async () => t?.close());
+
+  it("answers with the documented shapes and validates the search query", async () => {
+    const p = await t.client.pipelines.create({ name: "Searchable Thing" });
+    const summary = await (await t.fetch("/pipelines/summary")).json();
+    expect(summary).toEqual([expect.objectContaining({ id: p.id, last_run_status: null, runs_total: 0, runs_success: 0, runs_failed: 0 })]);
+    const dashboard = await (await t.fetch("/dashboard")).json();
+    expect(Object.keys(dashboard)).toEqual(expect.arrayContaining(["pipelines", "recent_runs", "trends", "top_failing"]));
+    expect(dashboard.trends).toHaveLength(7);
+    const search = await (await t.fetch("/search?q=searchable")).json();
+    expect(search).toEqual([{ type: "pipeline", id: p.id, name: "Searchable Thing", description: "" }]);
+    expect((await t.fetch("/search")).status).toBe(400);
+    expect((await t.fetch("/search?q=")).status).toBe(400);
+    expect((await t.fetch("/search?q=x&limit=abc")).status).toBe(400);
+    expect((await t.fetch("/search?q=x&limit=1000")).status).toBe(200);
+  });
+});

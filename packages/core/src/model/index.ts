@@ -10,3 +10,4 @@ export * from "./user.js";
 export * from "./dlq.js";
 export * from "./event.js";
 export * from "./system.js";
+export * from "./insights.js";

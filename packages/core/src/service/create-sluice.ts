@@ -40,7 +40,7 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
     events,
     pipelines: new PipelineService({ store, events, clock }),
     system: new SystemService({ store, maxConcurrentRuns: options.maxConcurrentRuns, startedAt }),
-    insights: new InsightsService({ store }),
+    insights: new InsightsService({ store, clock }),
     metrics,
     async start() {
       if (started) return;

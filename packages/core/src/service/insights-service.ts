@@ -1,11 +1,89 @@
+import type { Clock } from "../clock.js";
 import { notFound } from "../errors.js";
 import { computeImpact, type Impact } from "../insights/impact.js";
 import { buildLineage, type LineageGraph } from "../insights/lineage.js";
+import {
+  SearchQuerySchema,
+  type Dashboard,
+  type PipelineRunSummary,
+  type SearchResult,
+  type TrendEntry,
+} from "../model/insights.js";
 import type { Store } from "../store/ports.js";
+import { parseInput } from "../validation.js";
 
-/** Cross-pipeline views derived from node configs: lineage and downstream impact. */
+const DAY_MS = 86_400_000;
+
+/** Cross-pipeline read views: summary, dashboard, search, lineage and impact. */
 export class InsightsService {
-  constructor(private readonly deps: { store: Store }) {}
+  constructor(private readonly deps: { store: Store; clock: Clock }) {}
+
+  async summary(): Promise<PipelineRunSummary[]> {
+    const [{ items }, stats] = await Promise.all([this.deps.store.pipelines.list(), this.deps.store.insights.pipelineRunStats()]);
+    const byId = new Map(stats.map((s) => [s.pipeline_id, s]));
+    return items.map((p) => {
+      const s = byId.get(p.id);
+      return {
+        ...p,
+        last_run_status: s?.last_run_status ?? null,
+        last_run_at: s?.last_run_at ?? null,
+        runs_total: s?.runs_total ?? 0,
+        runs_success: s?.runs_success ?? 0,
+        runs_failed: s?.runs_failed ?? 0,
+      };
+    });
+  }
+
+  /** Trend entries for the last `days` UTC dates, oldest first, zero-filled. */
+  async trends(days: number): Promise<TrendEntry[]> {
+    const today = Date.UTC(...utcDateParts(this.deps.clock.now()));
+    const first = today - (days - 1) * DAY_MS;
+    const counts = await this.deps.store.insights.dailyCounts(new Date(first).toISOString());
+    const entries = new Map<string, TrendEntry>();
+    for (let t = first; t <= today; t += DAY_MS) {
+      const date = new Date(t).toISOString().slice(0, 10);
+      entries.set(date, { date, success: 0, failed: 0, total: 0 });
+    }
+    for (const c of counts) {
+      const entry = entries.get(c.date);
+      if (!entry) continue;
+      entry.total += c.count;
+      if (c.status === "success") entry.success += c.count;
+      if (c.status === "failed") entry.failed += c.count;
+    }
+    return [...entries.values()];
+  }
+
+  async dashboard(): Promise<Dashboard> {
+    const since = new Date(this.deps.clock.now().getTime() - 7 * DAY_MS).toISOString();
+    const { store } = this.deps;
+    const [pipelines, recent, trends, topFailing, active, queued] = await Promise.all([
+      this.summary(),
+      store.insights.recentRuns(10),
+      this.trends(7),
+      store.insights.topFailing(since, 5),
+      store.system.activeRunCount(),
+      store.system.pendingRunCount(),
+    ]);
+    return {
+      pipelines,
+      recent_runs: recent,
+      trends,
+      top_failing: topFailing,
+      counters: {
+        pipelines: pipelines.length,
+        enabled_pipelines: pipelines.filter((p) => p.enabled).length,
+        runs_total: pipelines.reduce((n, p) => n + p.runs_total, 0),
+        active_runs: active,
+        queued_runs: queued,
+      },
+    };
+  }
+
+  async search(query: unknown): Promise<SearchResult[]> {
+    const { q, limit } = parseInput(SearchQuerySchema, query, "query");
+    return this.deps.store.insights.search(q, limit);
+  }
 
   async lineage(): Promise<LineageGraph> {
     return buildLineage(await this.deps.store.pipelines.listFull());
@@ -16,4 +94,8 @@ export class InsightsService {
     if (!all.some((p) => p.id === pipelineId)) throw notFound("pipeline", pipelineId);
     return computeImpact(pipelineId, all);
   }
+}
+
+function utcDateParts(d: Date): [number, number, number] {
+  return [d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()];
 }

@@ -1,4 +1,5 @@
 import type { PageRequest } from "../model/common.js";
+import type { Run } from "../model/run.js";
 import type { Pipeline, PipelineDefinition, PipelineSummary } from "../model/pipeline.js";
 import type { PipelineVersion } from "../model/version.js";
 
@@ -63,6 +64,38 @@ export interface SchedulerStateStore {
   claimSlaDate(pipelineId: string, date: string): Promise<boolean>;
 }
 
+export interface PipelineRunStats {
+  pipeline_id: string;
+  last_run_status: string | null;
+  last_run_at: string | null;
+  runs_total: number;
+  runs_success: number;
+  runs_failed: number;
+}
+
+export interface RecentRun extends Run {
+  pipeline_name: string | null;
+}
+
+export interface SearchHit {
+  type: "pipeline" | "connection" | "variable";
+  id: string;
+  name: string;
+  description: string;
+}
+
+/** Read-side aggregations over runs and resources, computed by the database. */
+export interface InsightStore {
+  /** Per pipeline that has runs: latest run status/time and counts. */
+  pipelineRunStats(): Promise<PipelineRunStats[]>;
+  /** Run counts per UTC date and status since `sinceIso`. */
+  dailyCounts(sinceIso: string): Promise<{ date: string; status: string; count: number }[]>;
+  topFailing(sinceIso: string, limit: number): Promise<{ pipeline_id: string; name: string; fail_count: number }[]>;
+  recentRuns(limit: number): Promise<RecentRun[]>;
+  /** Case-insensitive substring search; never touches variable values or connection secrets. */
+  search(q: string, limit: number): Promise<SearchHit[]>;
+}
+
 /** The storage port: one implementation per backend, the same contract for all (see test/store-contract). */
 export interface Store {
   readonly dialect: DialectName;
@@ -70,6 +103,7 @@ export interface Store {
   readonly filePath: string | null;
   readonly pipelines: PipelineStore;
   readonly system: SystemStore;
+  readonly insights: InsightStore;
   readonly leases: LeaseStore;
   readonly schedulerState: SchedulerStateStore;
   close(): Promise<void>;

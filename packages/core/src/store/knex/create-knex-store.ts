@@ -7,6 +7,7 @@ import type { Store } from "../ports.js";
 import { DIALECTS } from "./dialects/index.js";
 import { MIGRATIONS, MIGRATIONS_TABLE, migrationSource } from "./migrations/index.js";
 import { createPipelineStore } from "./pipeline-store.js";
+import { createInsightStore } from "./insight-store.js";
 import { createLeaseStore } from "./lease-store.js";
 import { createSchedulerStateStore } from "./scheduler-state-store.js";
 import { createSystemStore } from "./system-store.js";
@@ -49,6 +50,7 @@ export async function createKnexStore(database: string): Promise<KnexStore> {
     knex,
     pipelines: createPipelineStore(knex),
     system: createSystemStore(knex, dialect),
+    insights: createInsightStore(knex),
     leases: createLeaseStore(knex),
     schedulerState: createSchedulerStateStore(knex),
     close: () => knex.destroy(),

@@ -1,0 +1,46 @@
+import { z } from "zod";
+import { clampedIntQuery } from "./common.js";
+import type { PipelineSummary } from "./pipeline.js";
+import type { Run } from "./run.js";
+
+export const SearchQuerySchema = z.object({
+  q: z.string({ error: "q is required" }).trim().min(1, "q must not be empty").max(200, "q is at most 200 characters"),
+  limit: clampedIntQuery("limit", 30, 100),
+});
+
+export interface SearchResult {
+  type: "pipeline" | "connection" | "variable";
+  id: string;
+  name: string;
+  description: string;
+}
+
+/** `GET /pipelines/summary` entry: the list summary plus last-run statistics. */
+export interface PipelineRunSummary extends PipelineSummary {
+  last_run_status: string | null;
+  last_run_at: string | null;
+  runs_total: number;
+  runs_success: number;
+  runs_failed: number;
+}
+
+export interface TrendEntry {
+  date: string;
+  success: number;
+  failed: number;
+  total: number;
+}
+
+export interface TopFailingEntry {
+  pipeline_id: string;
+  name: string;
+  fail_count: number;
+}
+
+export interface Dashboard {
+  pipelines: PipelineRunSummary[];
+  recent_runs: (Run & { pipeline_name: string | null })[];
+  trends: TrendEntry[];
+  top_failing: TopFailingEntry[];
+  counters: { pipelines: number; enabled_pipelines: number; runs_total: number; active_runs: number; queued_runs: number };
+}
