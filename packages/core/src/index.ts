@@ -33,3 +33,4 @@ export { nextSlot, previousSlot, slotsBetween } from "./scheduler/cron.js";
 export { HookDispatcher } from "./hooks/hook-dispatcher.js";
 export type { HookPayload } from "./hooks/hook-payload.js";
 export { SluiceMetrics } from "./metrics/metrics.js";
+export { EventJournal, STREAMED_EVENT_TYPES, TERMINAL_EVENT_TYPES, type StreamedEvent, type StreamedEventType } from "./event-journal.js";

@@ -2,10 +2,12 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Sluice } from "@sluice/core";
 import { createApp, type AppOptions } from "./app.js";
+import { attachEventStream, type EventStreamOptions } from "./ws.js";
 
 export interface ServeOptions extends AppOptions {
   readonly host?: string;
   readonly port?: number;
+  readonly events?: EventStreamOptions;
 }
 
 export interface RunningServer {
@@ -21,6 +23,7 @@ export async function startServer(sluice: Sluice, options: ServeOptions = {}): P
   const app = createApp(sluice, options);
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 5_000;
+  const stream = attachEventStream(server, sluice, options.events);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 8080, options.host ?? "0.0.0.0", () => {
@@ -37,6 +40,7 @@ export async function startServer(sluice: Sluice, options: ServeOptions = {}): P
     url: `http://${shownHost}:${port}`,
     close(graceMs = 10_000) {
       closing ??= new Promise<void>((resolve) => {
+        void stream.close();
         const force = setTimeout(() => server.closeAllConnections(), graceMs);
         force.unref();
         server.close(() => {

@@ -2,6 +2,7 @@ import { SluiceEvents } from "../events.js";
 import { parseDatabaseUrl } from "../store/database-url.js";
 import { createKnexStore, type KnexStore } from "../store/knex/create-knex-store.js";
 import { resolveOptions, type ResolvedSluiceOptions, type SluiceOptions } from "./options.js";
+import { EventJournal } from "../event-journal.js";
 import { SluiceMetrics } from "../metrics/metrics.js";
 import { InsightsService } from "./insights-service.js";
 import { PipelineService } from "./pipeline-service.js";
@@ -16,6 +17,8 @@ export interface Sluice {
   readonly system: SystemService;
   readonly insights: InsightsService;
   readonly metrics: SluiceMetrics;
+  /** Sequenced run/node/log events for live streams (WebSocket) with per-run replay. */
+  readonly journal: EventJournal;
   /** Starts background work (executor, scheduler). Idempotent. */
   start(): Promise<void>;
   /** Stops background work and closes the database. Idempotent. */
@@ -33,6 +36,8 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
   let closed = false;
   let started = false;
   const metrics = new SluiceMetrics({ store, events });
+  const journal = new EventJournal(events);
+  journal.start();
 
   return {
     options,
@@ -42,6 +47,7 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
     system: new SystemService({ store, maxConcurrentRuns: options.maxConcurrentRuns, startedAt }),
     insights: new InsightsService({ store, clock }),
     metrics,
+    journal,
     async start() {
       if (started) return;
       started = true;
@@ -51,6 +57,7 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
       if (closed) return;
       closed = true;
       metrics.stop();
+      journal.stop();
       events.removeAllListeners();
       await store.close();
     },

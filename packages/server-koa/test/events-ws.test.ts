@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { startTestServer, type TestServer } from "../../../test-support/http.js";
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer("sqlite");
+});
+afterAll(async () => t?.close());
+
+interface Msg {
+  type: string;
+  seq?: number;
+  run_id?: string;
+  [k: string]: unknown;
+}
+
+async function connect(path = "/ws"): Promise<{ ws: WebSocket; messages: Msg[]; next(pred: (m: Msg) => boolean): Promise<Msg> }> {
+  const ws = new WebSocket(`${t.baseUrl.replace("http", "ws")}${path}`);
+  const messages: Msg[] = [];
+  const waiters: { pred: (m: Msg) => boolean; resolve: (m: Msg) => void }[] = [];
+  ws.on("message", (data) => {
+    const m = JSON.parse(data.toString()) as Msg;
+    messages.push(m);
+    for (const w of [...waiters]) if (w.pred(m)) {
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve(m);
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    ws.once("open", () => resolve());
+    ws.once("error", reject);
+  });
+  return {
+    ws,
+    messages,
+    next: (pred) =>
+      new Promise<Msg>((resolve, reject) => {
+        const found = messages.find(pred);
+        if (found) return resolve(found);
+        waiters.push({ pred, resolve });
+        setTimeout(() => reject(new Error(`timed out; got ${JSON.stringify(messages)}`)), 5000);
+      }),
+  };
+}
+
+const ts = () => new Date().toISOString();
+
+describe("WebSocket event stream", () => {
+  it("greets, filters by run_id and pipeline_id, and streams the documented message shape", async () => {
+    const c = await connect("/api/ws");
+    await c.next((m) => m.type === "hello");
+    c.ws.send(JSON.stringify({ type: "subscribe", run_id: "run-A" }));
+    await c.next((m) => m.type === "subscribed");
+    t.sluice.events.emit("run.started", { run_id: "run-B", pipeline_id: "p", status: "running", timestamp: ts() });
+    t.sluice.events.emit("node.completed", { run_id: "run-A", pipeline_id: "p", node_id: "n1", status: "success", row_count: 5, duration_ms: 3, timestamp: ts() });
+    const node = await c.next((m) => m.type === "node.completed");
+    expect(node).toMatchObject({ type: "node.completed", run_id: "run-A", pipeline_id: "p", node_id: "n1", status: "success", row_count: 5, duration_ms: 3 });
+    expect(typeof node.seq).toBe("number");
+    expect(c.messages.some((m) => m.run_id === "run-B")).toBe(false);
+    c.ws.close();
+  });
+
+  it("a client that reconnects catches up on a run's events since a sequence number", async () => {
+    const first = await connect();
+    first.ws.send(JSON.stringify({ type: "subscribe", run_id: "run-C" }));
+    await first.next((m) => m.type === "subscribed");
+    t.sluice.events.emit("run.started", { run_id: "run-C", pipeline_id: "p", status: "running", timestamp: ts() });
+    const started = await first.next((m) => m.type === "run.started");
+    first.ws.terminate();
+    t.sluice.events.emit("log", { run_id: "run-C", pipeline_id: "p", node_id: null, level: "info", message: "while away", timestamp: ts() });
+    t.sluice.events.emit("run.completed", { run_id: "run-C", pipeline_id: "p", status: "success", timestamp: ts() });
+    const second = await connect();
+    second.ws.send(JSON.stringify({ type: "subscribe", run_id: "run-C", since: started.seq }));
+    const done = await second.next((m) => m.type === "run.completed");
+    expect(done.run_id).toBe("run-C");
+    expect(second.messages.filter((m) => m.run_id === "run-C" && m.type !== "subscribed").map((m) => m.type)).toEqual(["log", "run.completed"]);
+    second.ws.close();
+  });
+
+  it("answers bad messages with an error and unknown paths with 404 before the handshake", async () => {
+    const c = await connect();
+    c.ws.send("not json");
+    expect((await c.next((m) => m.type === "error")).error).toMatch(/JSON/);
+    c.ws.send(JSON.stringify({ type: "subscribe", run_id: "x", since: -1 }));
+    expect((await c.next((m) => m.type === "error" && /since/.test(String(m.error)))).type).toBe("error");
+    c.ws.close();
+    const status = await new Promise<number>((resolve) => {
+      const ws = new WebSocket(`${t.baseUrl.replace("http", "ws")}/nope`);
+      ws.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0));
+      ws.on("error", () => undefined);
+    });
+    expect(status).toBe(404);
+  });
+});
