@@ -23,3 +23,18 @@ export { SluiceOptionsSchema, type SluiceOptions, type ResolvedSluiceOptions } f
 export { PipelineService } from "./service/pipeline-service.js";
 export { SystemService } from "./service/system-service.js";
 export { generateApiKey, matchesApiKey, API_KEY_PATTERN, API_KEY_PREFIX } from "./auth/api-keys.js";
+export { AuthService } from "./service/auth-service.js";
+export {
+  PERMISSIONS,
+  ROLE_PERMISSIONS,
+  ROUTE_PERMISSIONS,
+  roleHasPermission,
+  routeAccess,
+  routeKey,
+  type Permission,
+  type RouteAccess,
+} from "./auth/permissions.js";
+export { API_KEY_IDENTITY, OPEN_MODE_IDENTITY, type Credentials, type Principal } from "./auth/principal.js";
+export { TOKEN_TTL_SECONDS } from "./auth/tokens.js";
+export { LOCKOUT_THRESHOLD, LOCKOUT_WINDOW_MS, LOCKOUT_DURATION_MS } from "./auth/lockout.js";
+export { JWT_SECRET_FILE, decodeJwtSecret } from "./auth/jwt-secret.js";

@@ -1,7 +1,9 @@
+import { loadJwtSecret } from "../auth/jwt-secret.js";
 import { SluiceEvents } from "../events.js";
 import { parseDatabaseUrl } from "../store/database-url.js";
 import { createKnexStore, type KnexStore } from "../store/knex/create-knex-store.js";
 import { resolveOptions, type ResolvedSluiceOptions, type SluiceOptions } from "./options.js";
+import { AuthService } from "./auth-service.js";
 import { PipelineService } from "./pipeline-service.js";
 import { SystemService } from "./system-service.js";
 
@@ -12,6 +14,7 @@ export interface Sluice {
   readonly events: SluiceEvents;
   readonly pipelines: PipelineService;
   readonly system: SystemService;
+  readonly auth: AuthService;
   /** Starts background work (executor, scheduler). Idempotent. */
   start(): Promise<void>;
   /** Stops background work and closes the database. Idempotent. */
@@ -22,6 +25,7 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
   const database = input.database ?? "./sluice.db";
   const parsed = parseDatabaseUrl(database);
   const options = resolveOptions({ ...input, database }, parsed.filePath);
+  const jwtSecret = loadJwtSecret(options.stateDir, options.jwtSecret);
   const store = await createKnexStore(database);
   const events = new SluiceEvents();
   const startedAt = Date.now();
@@ -34,6 +38,7 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
     events,
     pipelines: new PipelineService({ store, events, clock }),
     system: new SystemService({ store, maxConcurrentRuns: options.maxConcurrentRuns, startedAt }),
+    auth: new AuthService({ store, clock, logger: options.logger, apiKeys: options.apiKeys, jwtSecret }),
     async start() {
       // executor and scheduler register here as they land
     },

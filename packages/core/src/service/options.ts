@@ -21,6 +21,8 @@ export const SluiceOptionsSchema = z
      * else the working directory.
      */
     stateDir: z.string().optional(),
+    /** JWT signing secret (32 bytes: hex, plain or base64). Default: env `SVC_JWT_SECRET`, else `.svc-jwt-secret`. */
+    jwtSecret: z.string().min(1).optional(),
     logger: z.custom<Logger>((v) => typeof v === "object" && v !== null && typeof (v as Logger).error === "function").optional(),
     clock: z.custom<Clock>((v) => typeof v === "object" && v !== null && typeof (v as Clock).now === "function").optional(),
   })
@@ -35,6 +37,8 @@ export interface ResolvedSluiceOptions {
   readonly fileRoots: readonly string[];
   readonly apiKeys: readonly string[];
   readonly stateDir: string;
+  /** As given (option or `SVC_JWT_SECRET`); undefined means the key file in stateDir. */
+  readonly jwtSecret: string | undefined;
   readonly clock: Clock;
   readonly logger: Logger;
 }
@@ -51,6 +55,7 @@ export function resolveOptions(input: SluiceOptions, sqliteFile: string | null):
     fileRoots: Object.freeze((parsed.fileRoots ?? [stateDir]).map((r) => path.resolve(r))),
     apiKeys: Object.freeze([...parsed.apiKeys]),
     stateDir,
+    jwtSecret: parsed.jwtSecret ?? (process.env.SVC_JWT_SECRET || undefined),
     clock: parsed.clock ?? systemClock,
     logger: parsed.logger ?? createConsoleLogger(),
   });

@@ -1,3 +1,14 @@
-export type { DialectName, PipelineStore, Store, SystemStore, VersionNote } from "./ports.js";
+export type {
+  DialectName,
+  LoginAttempt,
+  LoginAttemptStore,
+  LoginFailurePolicy,
+  PipelineStore,
+  Store,
+  SystemStore,
+  UserRecord,
+  UserStore,
+  VersionNote,
+} from "./ports.js";
 export { parseDatabaseUrl, type ParsedDatabaseUrl } from "./database-url.js";
 export { createKnexStore, type KnexStore } from "./knex/create-knex-store.js";

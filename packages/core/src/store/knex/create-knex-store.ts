@@ -8,6 +8,8 @@ import { DIALECTS } from "./dialects/index.js";
 import { MIGRATIONS, MIGRATIONS_TABLE, migrationSource } from "./migrations/index.js";
 import { createPipelineStore } from "./pipeline-store.js";
 import { createSystemStore } from "./system-store.js";
+import { createLoginAttemptStore } from "./login-attempt-store.js";
+import { createUserStore } from "./user-store.js";
 
 /** knex prints driver errors (with stacks) itself; they reach callers as errors instead. */
 const QUIET_KNEX_LOG = { warn() {}, error() {}, deprecate() {}, debug() {} };
@@ -47,6 +49,8 @@ export async function createKnexStore(database: string): Promise<KnexStore> {
     knex,
     pipelines: createPipelineStore(knex),
     system: createSystemStore(knex, dialect),
+    users: createUserStore(knex),
+    loginAttempts: createLoginAttemptStore(knex),
     close: () => knex.destroy(),
   };
 }
