@@ -1,6 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Sluice } from "@sluice/core";
+import type Koa from "koa";
 import { createApp, type AppOptions } from "./app.js";
 
 export interface ServeOptions extends AppOptions {
@@ -10,6 +11,8 @@ export interface ServeOptions extends AppOptions {
 
 export interface RunningServer {
   readonly server: http.Server;
+  /** The Koa app behind the server (e.g. for `registeredRoutes`). */
+  readonly app: Koa;
   readonly url: string;
   readonly port: number;
   /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes the remaining sockets. */
@@ -33,6 +36,7 @@ export async function startServer(sluice: Sluice, options: ServeOptions = {}): P
   let closing: Promise<void> | null = null;
   return {
     server,
+    app,
     port,
     url: `http://${shownHost}:${port}`,
     close(graceMs = 10_000) {
