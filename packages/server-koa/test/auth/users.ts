@@ -8,11 +8,14 @@ export async function json<T>(response: Response): Promise<T> {
   return (await response.json()) as T;
 }
 
-export async function login(t: TestServer, username: string, password = PASSWORD): Promise<Response> {
+/** Anything that can call the API like a TestServer. */
+export type ApiCaller = Pick<TestServer, "fetch">;
+
+export async function login(t: ApiCaller, username: string, password = PASSWORD): Promise<Response> {
   return t.fetch("/auth/login", { method: "POST", json: { username, password } });
 }
 
-export async function tokenFor(t: TestServer, username: string, password = PASSWORD): Promise<string> {
+export async function tokenFor(t: ApiCaller, username: string, password = PASSWORD): Promise<string> {
   const response = await login(t, username, password);
   if (response.status !== 200) throw new Error(`login of ${username} failed: ${response.status} ${await response.text()}`);
   return (await json<LoginResponse>(response)).token;
@@ -21,7 +24,7 @@ export async function tokenFor(t: TestServer, username: string, password = PASSW
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 /** Creates the first user (`admin`, anonymously) and one user per other role; returns a token per role. */
-export async function usersPerRole(t: TestServer): Promise<Record<Role, string>> {
+export async function usersPerRole(t: ApiCaller): Promise<Record<Role, string>> {
   const first = await t.fetch("/auth/users", { method: "POST", json: { username: "admin", password: PASSWORD, role: "admin" } });
   if (first.status !== 201) throw new Error(`first user: ${first.status} ${await first.text()}`);
   const admin = await tokenFor(t, "admin");
