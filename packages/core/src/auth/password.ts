@@ -40,13 +40,19 @@ function parseHash(stored: string): ParsedHash | null {
 
 let dummyHash: Promise<string> | null = null;
 
+/** Computes the dummy hash ahead of the first login, so even that one takes no extra time. */
+export function prepareDummyHash(): void {
+  dummyHash ??= hashPassword(randomBytes(16).toString("hex"));
+  dummyHash.catch(() => undefined);
+}
+
 /**
  * Whether `password` matches `stored`, compared in constant time. With `stored` null (unknown user) it still
  * hashes against a dummy, so an unknown username costs the same time as a wrong password.
  */
 export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
-  dummyHash ??= hashPassword(randomBytes(16).toString("hex"));
-  const parsed = parseHash(stored ?? "") ?? parseHash(await dummyHash);
+  prepareDummyHash();
+  const parsed = parseHash(stored ?? "") ?? parseHash(await (dummyHash as Promise<string>));
   if (!parsed) return false;
   const key = await derive(password, parsed.salt, parsed.params);
   const equal = timingSafeEqual(key, parsed.key);

@@ -1,6 +1,6 @@
 import { matchesApiKey } from "../auth/api-keys.js";
 import { LOCKOUT_DURATION_MS, LOCKOUT_THRESHOLD, LOCKOUT_WINDOW_MS, lockRemainingSeconds } from "../auth/lockout.js";
-import { hashPassword, verifyPassword } from "../auth/password.js";
+import { hashPassword, prepareDummyHash, verifyPassword } from "../auth/password.js";
 import { roleHasPermission, type RouteAccess } from "../auth/permissions.js";
 import { API_KEY_IDENTITY, OPEN_MODE_IDENTITY, type Credentials, type Principal } from "../auth/principal.js";
 import { signToken, verifyToken } from "../auth/tokens.js";
@@ -41,8 +41,7 @@ export class AuthService {
   private usersExist: { value: boolean; at: number } | null = null;
 
   constructor(private readonly deps: AuthServiceDeps) {
-    // the dummy hash that equalises login timing is computed once, up front
-    void verifyPassword("", null);
+    prepareDummyHash();
   }
 
   /** True while no user exists (open mode). Cached for at most a second. */

@@ -11,6 +11,7 @@ export function securityHeaders(corsEnabled: boolean): Middleware {
     contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
     crossOriginResourcePolicy: { policy: corsEnabled ? "cross-origin" : "same-origin" },
     referrerPolicy: { policy: "no-referrer" },
+    frameguard: { action: "deny" },
   });
 }
 
