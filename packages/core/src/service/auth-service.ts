@@ -167,7 +167,7 @@ export class AuthService {
     if (!(await verifyPassword(body.current_password, user.password_hash))) {
       throw new SluiceError("bad_request", "current_password is incorrect");
     }
-    const changedAt = this.now();
+    const changedAt = this.passwordChangeTime(user);
     await store.users.updatePassword(user.id, await hashPassword(body.new_password), changedAt);
     const updated = { ...user, password_changed_at: changedAt };
     return { token: await this.issueToken(updated), user: publicUser(updated) };
@@ -179,7 +179,7 @@ export class AuthService {
     const { store } = this.deps;
     const user = await store.users.getById(body.user_id);
     if (!user) throw new SluiceError("not_found", `user '${body.user_id}' not found`);
-    await store.users.updatePassword(user.id, await hashPassword(body.new_password), this.now());
+    await store.users.updatePassword(user.id, await hashPassword(body.new_password), this.passwordChangeTime(user));
     await store.loginAttempts.clear(user.username);
     return publicUser(user);
   }
@@ -196,6 +196,15 @@ export class AuthService {
   private issueToken(user: UserRecord): Promise<string> {
     const iat = Math.max(Math.floor(this.deps.clock.now().getTime() / 1000), seconds(user.password_changed_at) + 1);
     return signToken(this.deps.jwtSecret, user, iat);
+  }
+
+  /**
+   * When a new password takes effect: now, but never in the same second as the previous change — tokens issued
+   * after that change may carry its second + 1 as `iat`, and this change must revoke them too.
+   */
+  private passwordChangeTime(user: UserRecord): string {
+    const afterPrevious = (seconds(user.password_changed_at) + 1) * 1000;
+    return new Date(Math.max(this.deps.clock.now().getTime(), afterPrevious)).toISOString();
   }
 
   private async principalFromToken(token: string, message: string): Promise<Principal> {

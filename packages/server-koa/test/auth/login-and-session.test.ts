@@ -171,6 +171,26 @@ describe("users", () => {
     expect((await t.fetch("/auth/me", { headers: bearer(again) })).status).toBe(200);
   });
 
+  it("a second password change within the same second still revokes the token issued by the first", async () => {
+    await t.fetch("/auth/users", { method: "POST", headers: bearer(tokens.admin), json: { username: "hank", password: PASSWORD, role: "viewer" } });
+    const first = await tokenFor(t, "hank");
+    const change = await t.fetch("/auth/change-password", {
+      method: "POST",
+      headers: bearer(first),
+      json: { current_password: PASSWORD, new_password: "second password" },
+    });
+    const afterFirstChange = (await json<LoginResponse>(change)).token;
+    const me = (await (await t.fetch("/auth/me", { headers: bearer(afterFirstChange) })).json()) as User;
+    await t.fetch("/auth/admin-reset-password", {
+      method: "POST",
+      headers: bearer(tokens.admin),
+      json: { user_id: me.id, new_password: "third password" },
+    });
+    expect((await t.fetch("/auth/me", { headers: bearer(afterFirstChange) })).status).toBe(401);
+    const latest = await tokenFor(t, "hank", "third password");
+    expect((await t.fetch("/auth/me", { headers: bearer(latest) })).status).toBe(200);
+  });
+
   it("change-password checks the current password and the new one's length", async () => {
     const token = await tokenFor(t, "editor");
     const change = (body: unknown) => t.fetch("/auth/change-password", { method: "POST", headers: bearer(token), json: body });
