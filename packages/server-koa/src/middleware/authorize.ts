@@ -1,5 +1,5 @@
 import type Router from "@koa/router";
-import { routeAccess, type Principal, type Sluice } from "@sluice/core";
+import { isSluiceError, routeAccess, type Principal, type Sluice } from "@sluice/core";
 import type { Middleware } from "koa";
 import { credentialsFromHeaders } from "../auth/credentials.js";
 
@@ -41,7 +41,14 @@ export function authorizeRoutes(sluice: Sluice, routers: readonly MountedRouter[
     const route = matchRoute(routers, ctx.method, ctx.path);
     if (!route) return next();
     const access = routeAccess(route.method, route.path);
-    const principal: Principal = await sluice.auth.authorize(access, credentialsFromHeaders(ctx.headers), `${route.method} ${route.path}`);
+    let principal: Principal;
+    try {
+      principal = await sluice.auth.authorize(access, credentialsFromHeaders(ctx.headers), `${route.method} ${route.path}`);
+    } catch (e) {
+      // RFC 9110: a 401 names the scheme that would work
+      if (isSluiceError(e) && e.code === "unauthorized") ctx.set("WWW-Authenticate", 'Bearer realm="sluice"');
+      throw e;
+    }
     ctx.state.principal = principal;
     return next();
   };

@@ -61,6 +61,7 @@ describe("CORS with configured origins, behind a trusted proxy", () => {
   it("adds CORS headers to real responses, errors included", async () => {
     const denied = await t.fetch("/pipelines", { headers: { origin: ALLOWED } });
     expect(denied.status).toBe(401);
+    expect(denied.headers.get("www-authenticate")).toBe('Bearer realm="sluice"');
     expect(denied.headers.get("access-control-allow-origin")).toBe(ALLOWED);
     expectSecurityHeaders(denied);
   });
