@@ -34,7 +34,7 @@ export {
   type Permission,
   type RouteAccess,
 } from "./auth/permissions.js";
-export { API_KEY_IDENTITY, OPEN_MODE_IDENTITY, type Credentials, type Principal } from "./auth/principal.js";
+export { API_KEY_IDENTITY, OPEN_MODE_IDENTITY, type AuthenticatedPrincipal, type Credentials, type Principal } from "./auth/principal.js";
 export { TOKEN_TTL_SECONDS } from "./auth/tokens.js";
 export { LOCKOUT_THRESHOLD, LOCKOUT_WINDOW_MS, LOCKOUT_DURATION_MS } from "./auth/lockout.js";
 export { JWT_SECRET_FILE, decodeJwtSecret } from "./auth/jwt-secret.js";

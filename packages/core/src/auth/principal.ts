@@ -1,10 +1,17 @@
 import type { Role, User } from "../model/user.js";
 
-/** Who is calling: a signed-in user, an API key (acts as admin), or anyone while no user exists (open mode). */
+/**
+ * Who is calling: a signed-in user, an API key (acts as admin), anyone while no user exists (open mode, allowed
+ * everything), or an unauthenticated caller of a public route (`guest`, allowed nothing beyond that route).
+ */
 export type Principal =
   | { readonly kind: "user"; readonly user: User }
   | { readonly kind: "api_key"; readonly user: User }
-  | { readonly kind: "anonymous"; readonly user: User };
+  | { readonly kind: "anonymous"; readonly user: User }
+  | { readonly kind: "guest" };
+
+/** A caller proven by credentials. */
+export type AuthenticatedPrincipal = Extract<Principal, { kind: "user" | "api_key" }>;
 
 /** Credentials as a request carries them; the first one present decides (Bearer, then X-API-Key, then cookie). */
 export interface Credentials {

@@ -2,7 +2,7 @@ import { matchesApiKey } from "../auth/api-keys.js";
 import { LOCKOUT_DURATION_MS, LOCKOUT_THRESHOLD, LOCKOUT_WINDOW_MS, lockRemainingSeconds } from "../auth/lockout.js";
 import { hashPassword, prepareDummyHash, verifyPassword } from "../auth/password.js";
 import { roleHasPermission, type RouteAccess } from "../auth/permissions.js";
-import { API_KEY_IDENTITY, OPEN_MODE_IDENTITY, type Credentials, type Principal } from "../auth/principal.js";
+import { API_KEY_IDENTITY, OPEN_MODE_IDENTITY, type AuthenticatedPrincipal, type Credentials, type Principal } from "../auth/principal.js";
 import { signToken, verifyToken } from "../auth/tokens.js";
 import type { Clock } from "../clock.js";
 import { SluiceError } from "../errors.js";
@@ -61,7 +61,7 @@ export class AuthService {
    * The caller behind `credentials`, or null when none were sent. Credentials that were sent but do not hold
    * (unknown key, bad signature, expired, issued before a password change, deleted user) are a 401.
    */
-  async authenticate(credentials: Credentials): Promise<Principal | null> {
+  async authenticate(credentials: Credentials): Promise<AuthenticatedPrincipal | null> {
     const { bearer, apiKey, cookie, queryToken } = credentials;
     if (bearer !== undefined) {
       if (this.deps.apiKeys.length > 0 && matchesApiKey(bearer, this.deps.apiKeys)) return { kind: "api_key", user: API_KEY_IDENTITY };
@@ -89,7 +89,8 @@ export class AuthService {
       this.deps.logger.error("route has no entry in the permission table; refusing it", { route });
       throw new SluiceError("forbidden", "this route has no permission entry and is refused");
     }
-    if (access === "public" || (await this.needsSetup())) {
+    if (access === "public") return (await this.authenticate(credentials).catch(() => null)) ?? { kind: "guest" };
+    if (await this.needsSetup()) {
       return (await this.authenticate(credentials).catch(() => null)) ?? { kind: "anonymous", user: OPEN_MODE_IDENTITY };
     }
     const principal = await this.authenticate(credentials);
@@ -112,12 +113,15 @@ export class AuthService {
     const ok = await verifyPassword(password, user?.password_hash ?? null);
     if (!ok || !user) {
       const now = clock.now();
-      await store.loginAttempts.recordFailure(username, {
+      const failed = await store.loginAttempts.recordFailure(username, {
         at: now.toISOString(),
         windowStart: new Date(now.getTime() - LOCKOUT_WINDOW_MS).toISOString(),
         threshold: LOCKOUT_THRESHOLD,
         lockUntil: new Date(now.getTime() + LOCKOUT_DURATION_MS).toISOString(),
       });
+      if (failed.failures === LOCKOUT_THRESHOLD) {
+        this.deps.logger.warn("login locked after repeated failures", { username, locked_until: failed.locked_until });
+      }
       throw unauthorized("invalid username or password");
     }
     if (attempt) await store.loginAttempts.clear(username);
@@ -126,6 +130,7 @@ export class AuthService {
 
   /** The current identity; an API key and open mode report synthetic identities. */
   me(principal: Principal): User {
+    if (principal.kind === "guest") throw unauthorized("authentication required");
     return { ...principal.user };
   }
 
@@ -137,7 +142,7 @@ export class AuthService {
     const body = parseInput(CreateUserRequestSchema, input);
     const { store } = this.deps;
     const first = (await store.users.count()) === 0;
-    if (principal.kind === "anonymous" && !first) throw unauthorized("authentication required");
+    if ((principal.kind === "anonymous" || principal.kind === "guest") && !first) throw unauthorized("authentication required");
     const now = this.now();
     const record: UserRecord = {
       id: newId(),
@@ -207,7 +212,7 @@ export class AuthService {
     return new Date(Math.max(this.deps.clock.now().getTime(), afterPrevious)).toISOString();
   }
 
-  private async principalFromToken(token: string, message: string): Promise<Principal> {
+  private async principalFromToken(token: string, message: string): Promise<AuthenticatedPrincipal> {
     const claims = await verifyToken(this.deps.jwtSecret, token, this.deps.clock.now());
     if (!claims) throw unauthorized(message);
     const user = await this.deps.store.users.getById(claims.sub);

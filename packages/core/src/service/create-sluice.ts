@@ -25,7 +25,8 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
   const database = input.database ?? "./sluice.db";
   const parsed = parseDatabaseUrl(database);
   const options = resolveOptions({ ...input, database }, parsed.filePath);
-  const jwtSecret = loadJwtSecret(options.stateDir, options.jwtSecret);
+  // the secret stays out of `options` (which embedders may log)
+  const jwtSecret = loadJwtSecret(options.stateDir, input.jwtSecret ?? process.env.SVC_JWT_SECRET);
   const store = await createKnexStore(database);
   const events = new SluiceEvents();
   const startedAt = Date.now();

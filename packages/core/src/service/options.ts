@@ -37,8 +37,6 @@ export interface ResolvedSluiceOptions {
   readonly fileRoots: readonly string[];
   readonly apiKeys: readonly string[];
   readonly stateDir: string;
-  /** As given (option or `SVC_JWT_SECRET`); undefined means the key file in stateDir. */
-  readonly jwtSecret: string | undefined;
   readonly clock: Clock;
   readonly logger: Logger;
 }
@@ -55,7 +53,6 @@ export function resolveOptions(input: SluiceOptions, sqliteFile: string | null):
     fileRoots: Object.freeze((parsed.fileRoots ?? [stateDir]).map((r) => path.resolve(r))),
     apiKeys: Object.freeze([...parsed.apiKeys]),
     stateDir,
-    jwtSecret: parsed.jwtSecret ?? (process.env.SVC_JWT_SECRET || undefined),
     clock: parsed.clock ?? systemClock,
     logger: parsed.logger ?? createConsoleLogger(),
   });
