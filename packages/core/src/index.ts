@@ -31,6 +31,8 @@ export {
   roleHasPermission,
   routeAccess,
   routeKey,
+  isSelfAuthenticated,
+  SELF_AUTHENTICATED_ROUTES,
   type Permission,
   type RouteAccess,
 } from "./auth/permissions.js";

@@ -130,6 +130,9 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, RouteAccess>> = Object.f
   "GET /connections/:conn_id/used-by": "connections.read",
 });
 
+/** Public routes that check a credential of their own (the webhook's pipeline token): 401/403 come from them. */
+export const SELF_AUTHENTICATED_ROUTES: readonly string[] = Object.freeze(["POST /pipelines/:id/webhook"]);
+
 /** `METHOD /path` with every `:param` name replaced, HEAD folded into GET and trailing slashes dropped. */
 export function routeKey(method: string, routePath: string): string {
   const verb = method.toUpperCase() === "HEAD" ? "GET" : method.toUpperCase();
@@ -143,6 +146,15 @@ const BY_KEY: ReadonlyMap<string, RouteAccess> = new Map(
     return [routeKey(method, routePath), access];
   }),
 );
+
+/** Whether a route authenticates callers itself (see SELF_AUTHENTICATED_ROUTES). */
+export function isSelfAuthenticated(method: string, routePath: string): boolean {
+  const key = routeKey(method, routePath);
+  return SELF_AUTHENTICATED_ROUTES.some((entry) => {
+    const [m = "", p = ""] = entry.split(" ");
+    return routeKey(m, p) === key;
+  });
+}
 
 /** What a route needs, given its method and router pattern without the API prefix; undefined when not in the table. */
 export function routeAccess(method: string, routePath: string): RouteAccess | undefined {

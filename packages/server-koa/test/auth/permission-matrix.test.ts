@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Router from "@koa/router";
 import Koa from "koa";
-import { ROLES, generateApiKey, roleHasPermission, routeAccess, silentLogger, type Logger, type Role } from "../../../core/src/index.js";
+import { ROLES, generateApiKey, isSelfAuthenticated, roleHasPermission, routeAccess, silentLogger, type Logger, type Role } from "../../../core/src/index.js";
 import { registeredRoutes } from "../../src/index.js";
 import { authorizeRoutes } from "../../src/middleware/authorize.js";
 import { errorHandler } from "../../src/middleware/error-handler.js";
@@ -60,7 +60,13 @@ describe("role × route permission matrix", () => {
         await response.arrayBuffer();
         const denied = response.status === 401 || response.status === 403;
         const expected = allowed ? "not 401/403" : caller === "anonymous" ? "401" : "403";
-        const ok = allowed ? !denied : response.status === (caller === "anonymous" ? 401 : 403);
+        // the webhook answers 401/403 for its own token; the table only has to let every caller reach it
+        const selfAuthenticated = isSelfAuthenticated(route.method, route.path);
+        const ok = selfAuthenticated
+          ? response.status < 500
+          : allowed
+            ? !denied
+            : response.status === (caller === "anonymous" ? 401 : 403);
         if (!ok) failures.push(`${route.method} ${route.path} as ${caller}: got ${response.status}, expected ${expected}`);
       }
     }
