@@ -31,6 +31,8 @@ export interface AuthServiceDeps {
 
 /** How long "does any user exist?" is cached; other instances see a first user within this time. */
 const SETUP_CACHE_MS = 1000;
+/** Failed-login rows of finished windows are pruned at most this often (they pile up under guessing attacks). */
+const PRUNE_INTERVAL_MS = 60_000;
 
 const unauthorized = (message: string) => new SluiceError("unauthorized", message);
 const publicUser = (u: UserRecord): User => ({ id: u.id, username: u.username, role: u.role });
@@ -39,6 +41,7 @@ const seconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 /** Users, login, lockout, tokens and the permission check every adapter applies to every route. */
 export class AuthService {
   private usersExist: { value: boolean; at: number } | null = null;
+  private lastPrune = 0;
 
   constructor(private readonly deps: AuthServiceDeps) {
     prepareDummyHash();
@@ -89,7 +92,8 @@ export class AuthService {
       this.deps.logger.error("route has no entry in the permission table; refusing it", { route });
       throw new SluiceError("forbidden", "this route has no permission entry and is refused");
     }
-    if (access === "public") return (await this.authenticate(credentials).catch(() => null)) ?? { kind: "guest" };
+    // public routes need nobody (the webhook checks its own token), so credentials are not even looked at
+    if (access === "public") return { kind: "guest" };
     if (await this.needsSetup()) {
       return (await this.authenticate(credentials).catch(() => null)) ?? { kind: "anonymous", user: OPEN_MODE_IDENTITY };
     }
@@ -122,6 +126,7 @@ export class AuthService {
       if (failed.failures === LOCKOUT_THRESHOLD) {
         this.deps.logger.warn("login locked after repeated failures", { username, locked_until: failed.locked_until });
       }
+      await this.pruneLoginAttempts(now);
       throw unauthorized("invalid username or password");
     }
     if (attempt) await store.loginAttempts.clear(username);
@@ -187,6 +192,15 @@ export class AuthService {
     await store.users.updatePassword(user.id, await hashPassword(body.new_password), this.passwordChangeTime(user));
     await store.loginAttempts.clear(user.username);
     return publicUser(user);
+  }
+
+  private async pruneLoginAttempts(now: Date): Promise<void> {
+    if (now.getTime() - this.lastPrune < PRUNE_INTERVAL_MS) return;
+    this.lastPrune = now.getTime();
+    const windowStart = new Date(now.getTime() - LOCKOUT_WINDOW_MS).toISOString();
+    await this.deps.store.loginAttempts.prune(windowStart, now.toISOString()).catch((e: unknown) => {
+      this.deps.logger.warn("could not prune login attempts", { error: e instanceof Error ? e.message : String(e) });
+    });
   }
 
   private now(): string {

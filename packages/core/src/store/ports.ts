@@ -86,6 +86,8 @@ export interface LoginAttemptStore {
   /** Counts one failure atomically and locks the username when the threshold is reached. */
   recordFailure(username: string, policy: LoginFailurePolicy): Promise<LoginAttempt>;
   clear(username: string): Promise<void>;
+  /** Deletes rows whose window started before `windowStart` and that hold no lock at `at`; returns how many. */
+  prune(windowStart: string, at: string): Promise<number>;
 }
 
 /** The storage port: one implementation per backend, the same contract for all (see test/store-contract). */

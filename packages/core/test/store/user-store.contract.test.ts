@@ -111,8 +111,26 @@ describe.each(dialects)("%s user and login-attempt store contract", (dialect) =>
 
   it(`${dialect}: concurrent failures are all counted`, async () => {
     const at = Date.parse("2026-01-03T00:00:00.000Z");
-    await Promise.all(Array.from({ length: 4 }, () => store.loginAttempts.recordFailure("dave", policy(at))));
-    expect((await store.loginAttempts.get("dave"))?.failures).toBe(4);
+    await Promise.all(Array.from({ length: 8 }, () => store.loginAttempts.recordFailure("dave", policy(at))));
+    const dave = await store.loginAttempts.get("dave");
+    expect(dave?.failures).toBe(8);
+    expect(dave?.locked_until).toBe(policy(at).lockUntil);
+  });
+
+  it(`${dialect}: prune drops finished windows but keeps current ones and active locks`, async () => {
+    const t0 = Date.parse("2026-02-01T00:00:00.000Z");
+    await store.loginAttempts.recordFailure("old", policy(t0));
+    await store.loginAttempts.recordFailure("recent", policy(t0 + 19 * MINUTE));
+    // window opened at t0+1m, locked at t0+14m until t0+29m
+    await store.loginAttempts.recordFailure("locked", policy(t0 + MINUTE));
+    for (let i = 0; i < 4; i++) await store.loginAttempts.recordFailure("locked", policy(t0 + 14 * MINUTE));
+    const at = t0 + 20 * MINUTE;
+    const pruned = await store.loginAttempts.prune(new Date(at - 15 * MINUTE).toISOString(), new Date(at).toISOString());
+    expect(pruned).toBeGreaterThanOrEqual(1);
+    expect(await store.loginAttempts.get("old")).toBeNull();
+    expect((await store.loginAttempts.get("recent"))?.failures).toBe(1);
+    expect((await store.loginAttempts.get("locked"))?.locked_until).toBe(policy(t0 + 14 * MINUTE).lockUntil);
+    for (const name of ["recent", "locked"]) await store.loginAttempts.clear(name);
   });
 
   it(`${dialect}: clear forgets failures and the lock`, async () => {

@@ -3,6 +3,12 @@ import type { LoginAttempt, LoginAttemptStore } from "../ports.js";
 import { toInt, toNullableStr, toStr } from "./rows.js";
 import { isUniqueViolation } from "./unique-violation.js";
 
+/** Deadlocks and serialization failures are worth one more try; so is losing an insert race. */
+function isRetryable(e: unknown): boolean {
+  const err = e as { code?: unknown; errno?: unknown };
+  return isUniqueViolation(e) || err.errno === 1213 || err.code === "ER_LOCK_DEADLOCK" || err.code === "40P01" || err.code === "40001";
+}
+
 type Row = Record<string, unknown>;
 
 function fromRow(row: Row): LoginAttempt {
@@ -23,37 +29,41 @@ export function createLoginAttemptStore(knex: Knex): LoginAttemptStore {
   return {
     get: (username) => get(knex, username),
     async recordFailure(username, policy) {
+      const { at, windowStart, threshold, lockUntil } = policy;
       for (let attempt = 0; ; attempt++) {
         try {
-          return await knex.transaction(async (trx) => {
-            // Counting in SQL (failures + 1) keeps concurrent failures from different instances from being lost.
-            const bumped = await trx("login_attempts")
-              .where({ username })
-              .andWhere("first_failure_at", ">=", policy.windowStart)
-              .update({ failures: trx.raw("failures + 1") });
-            if (bumped === 0) {
-              const reset = await trx("login_attempts")
-                .where({ username })
-                .update({ failures: 1, first_failure_at: policy.at, locked_until: null });
-              if (reset === 0) await trx("login_attempts").insert({ username, failures: 1, first_failure_at: policy.at, locked_until: null });
-            }
-            const current = (await get(trx, username)) as LoginAttempt;
-            const alreadyLocked = current.locked_until !== null && current.locked_until > policy.at;
-            if (current.failures >= policy.threshold && !alreadyLocked) {
-              await trx("login_attempts").where({ username }).update({ locked_until: policy.lockUntil });
-              return { ...current, locked_until: policy.lockUntil };
-            }
-            return current;
-          });
+          // Two single statements, no explicit transaction: the row is made to exist, then counted in one UPDATE.
+          // Holding a shared lock from the insert while updating deadlocks MySQL under concurrent failures.
+          await knex("login_attempts").insert({ username, failures: 0, first_failure_at: at, locked_until: null }).onConflict("username").ignore();
+          // MySQL evaluates SET left to right with already-updated values, PostgreSQL and SQLite with old ones:
+          // each expression reads only columns assigned after it, so all three agree.
+          await knex("login_attempts")
+            .where({ username })
+            .update({
+              locked_until: knex.raw(
+                `CASE WHEN first_failure_at >= ?
+                   THEN (CASE WHEN failures + 1 >= ? AND (locked_until IS NULL OR locked_until <= ?) THEN ? ELSE locked_until END)
+                   ELSE (CASE WHEN 1 >= ? THEN ? ELSE NULL END) END`,
+                [windowStart, threshold, at, lockUntil, threshold, lockUntil],
+              ),
+              failures: knex.raw("CASE WHEN first_failure_at >= ? THEN failures + 1 ELSE 1 END", [windowStart]),
+              first_failure_at: knex.raw("CASE WHEN first_failure_at >= ? THEN first_failure_at ELSE ? END", [windowStart, at]),
+            });
+          return (await get(knex, username)) as LoginAttempt;
         } catch (e) {
-          // two instances inserting the first failure at once: the loser retries as an update
-          if (attempt < 2 && isUniqueViolation(e)) continue;
+          if (attempt < 3 && isRetryable(e)) continue;
           throw e;
         }
       }
     },
     async clear(username) {
       await knex("login_attempts").where({ username }).delete();
+    },
+    async prune(windowStart, at) {
+      return knex("login_attempts")
+        .where("first_failure_at", "<", windowStart)
+        .andWhere((q) => q.whereNull("locked_until").orWhere("locked_until", "<=", at))
+        .delete();
     },
   };
 }
