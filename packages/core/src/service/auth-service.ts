@@ -66,19 +66,16 @@ export class AuthService {
    */
   async authenticate(credentials: Credentials): Promise<AuthenticatedPrincipal | null> {
     const { bearer, apiKey, cookie, queryToken } = credentials;
-    if (bearer !== undefined) {
-      if (this.deps.apiKeys.length > 0 && matchesApiKey(bearer, this.deps.apiKeys)) return { kind: "api_key", user: API_KEY_IDENTITY };
-      return this.principalFromToken(bearer, "invalid or expired token");
-    }
+    const isApiKey = (value: string) => matchesApiKey(value, this.deps.apiKeys);
+    const asApiKey: AuthenticatedPrincipal = { kind: "api_key", user: API_KEY_IDENTITY };
+    // a bearer or ?token= value is an API key when it matches one, else a JWT
+    if (bearer !== undefined) return isApiKey(bearer) ? asApiKey : this.principalFromToken(bearer, "invalid or expired token");
     if (apiKey !== undefined) {
-      if (this.deps.apiKeys.length > 0 && matchesApiKey(apiKey, this.deps.apiKeys)) return { kind: "api_key", user: API_KEY_IDENTITY };
+      if (isApiKey(apiKey)) return asApiKey;
       throw unauthorized("invalid API key");
     }
     if (cookie !== undefined) return this.principalFromToken(cookie, "session expired or invalid; log in again");
-    if (queryToken !== undefined) {
-      if (this.deps.apiKeys.length > 0 && matchesApiKey(queryToken, this.deps.apiKeys)) return { kind: "api_key", user: API_KEY_IDENTITY };
-      return this.principalFromToken(queryToken, "invalid or expired token");
-    }
+    if (queryToken !== undefined) return isApiKey(queryToken) ? asApiKey : this.principalFromToken(queryToken, "invalid or expired token");
     return null;
   }
 
