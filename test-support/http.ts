@@ -1,9 +1,11 @@
 /** Starts a real Sluice server on an ephemeral port for HTTP tests, with a throw-away database. */
 import { createSluice, silentLogger, type Sluice, type SluiceOptions } from "../packages/core/src/index.js";
-import { startServer, type RunningServer } from "../packages/server-koa/src/index.js";
+import { startServer, type AppOptions, type RunningServer } from "../packages/server-koa/src/index.js";
 import { SluiceClient } from "../packages/client/src/index.js";
 import type { DialectName } from "../packages/core/src/store/ports.js";
 import { createTestDatabase, type TestDatabase } from "./databases.js";
+
+export const TEST_JWT_SECRET = "0123456789abcdef".repeat(4);
 
 export interface TestServer {
   sluice: Sluice;
@@ -17,11 +19,16 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(dialect: DialectName = "sqlite", options: Partial<SluiceOptions> = {}): Promise<TestServer> {
+export async function startTestServer(
+  dialect: DialectName = "sqlite",
+  options: Partial<SluiceOptions> = {},
+  appOptions: AppOptions = {},
+): Promise<TestServer> {
   const db = await createTestDatabase(dialect);
-  const sluice = await createSluice({ logger: silentLogger, ...options, database: db.url });
+  // a fixed secret keeps server-database tests from writing .svc-jwt-secret into the working directory
+  const sluice = await createSluice({ logger: silentLogger, jwtSecret: TEST_JWT_SECRET, ...options, database: db.url });
   await sluice.start();
-  const server = await startServer(sluice, { host: "127.0.0.1", port: 0 });
+  const server = await startServer(sluice, { ...appOptions, host: "127.0.0.1", port: 0 });
   const baseUrl = `http://127.0.0.1:${server.port}`;
   return {
     sluice,

@@ -1,4 +1,10 @@
 import type {
+  AdminResetPasswordRequest,
+  ChangePasswordRequest,
+  CreateUserRequest,
+  LoginResponse,
+  SetupStatus,
+  User,
   BulkRequest,
   BulkResponse,
   Page,
@@ -44,6 +50,33 @@ export class SluiceClient {
     rollback: (id: string, versionId: string): Promise<Pipeline> =>
       this.transport.request("POST", `/pipelines/${enc(id)}/rollback`, { body: { version_id: versionId } }),
     bulk: (request: BulkRequest): Promise<BulkResponse> => this.transport.request("POST", "/pipelines/bulk", { body: request }),
+  };
+
+  /**
+   * Authentication and users. `login` and `changePassword` keep the returned token on this client, so later
+   * calls are authenticated; `logout` forgets it.
+   */
+  readonly auth = {
+    login: async (username: string, password: string): Promise<LoginResponse> => {
+      const login = await this.transport.request<LoginResponse>("POST", "/auth/login", { body: { username, password } });
+      this.transport.setToken(login.token);
+      return login;
+    },
+    logout: async (): Promise<void> => {
+      await this.transport.request("POST", "/auth/logout");
+      this.transport.setToken(undefined);
+    },
+    me: (): Promise<User> => this.transport.request("GET", "/auth/me"),
+    setup: (): Promise<SetupStatus> => this.transport.request("GET", "/auth/setup"),
+    users: (): Promise<User[]> => this.transport.request("GET", "/auth/users"),
+    createUser: (user: CreateUserRequest): Promise<User> => this.transport.request("POST", "/auth/users", { body: user }),
+    changePassword: async (request: ChangePasswordRequest): Promise<LoginResponse> => {
+      const login = await this.transport.request<LoginResponse>("POST", "/auth/change-password", { body: request });
+      this.transport.setToken(login.token);
+      return login;
+    },
+    adminResetPassword: (request: AdminResetPasswordRequest): Promise<User> =>
+      this.transport.request("POST", "/auth/admin-reset-password", { body: request }),
   };
 
   readonly system = {

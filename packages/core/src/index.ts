@@ -34,3 +34,20 @@ export { HookDispatcher } from "./hooks/hook-dispatcher.js";
 export type { HookPayload } from "./hooks/hook-payload.js";
 export { SluiceMetrics } from "./metrics/metrics.js";
 export { EventJournal, STREAMED_EVENT_TYPES, TERMINAL_EVENT_TYPES, type StreamedEvent, type StreamedEventType } from "./event-journal.js";
+export { AuthService } from "./service/auth-service.js";
+export {
+  PERMISSIONS,
+  ROLE_PERMISSIONS,
+  ROUTE_PERMISSIONS,
+  roleHasPermission,
+  routeAccess,
+  routeKey,
+  isSelfAuthenticated,
+  SELF_AUTHENTICATED_ROUTES,
+  type Permission,
+  type RouteAccess,
+} from "./auth/permissions.js";
+export { API_KEY_IDENTITY, OPEN_MODE_IDENTITY, type AuthenticatedPrincipal, type Credentials, type Principal } from "./auth/principal.js";
+export { TOKEN_TTL_SECONDS } from "./auth/tokens.js";
+export { LOCKOUT_THRESHOLD, LOCKOUT_WINDOW_MS, LOCKOUT_DURATION_MS } from "./auth/lockout.js";
+export { JWT_SECRET_FILE, decodeJwtSecret } from "./auth/jwt-secret.js";

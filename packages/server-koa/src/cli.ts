@@ -16,8 +16,13 @@ serve options (each also from an environment variable):
   --api-key KEY                accepted API key; repeat or comma-separate for several (SLUICE_API_KEY)
   --max-concurrent-runs N      runs executing at once (SLUICE_MAX_CONCURRENT_RUNS, default 8)
   --file-roots A:B             directories file nodes may use (SLUICE_FILE_ROOTS, default the data directory)
-  --cors-origin ORIGIN         allow browser calls from ORIGIN (SLUICE_CORS_ORIGIN, default off)
+  --cors-origin ORIGINS        allow browser calls from these origins, comma-separated (SLUICE_CORS_ORIGIN,
+                               default off; * allows any origin without cookies)
   --trust-proxy                trust X-Forwarded-* headers (SLUICE_TRUST_PROXY=1)
+
+environment:
+  SVC_JWT_SECRET               JWT signing secret, 32 bytes (64 hex chars, 32 chars, or base64); default: the
+                               file .svc-jwt-secret beside the database (created on first run, mode 0600)
 `;
 
 class UsageError extends Error {}
@@ -69,19 +74,23 @@ async function serve(args: string[]): Promise<void> {
   const fileRootsRaw = values["file-roots"] ?? env.SLUICE_FILE_ROOTS;
   const fileRoots = fileRootsRaw ? splitList([fileRootsRaw], /:/) : undefined;
   const proxy = values["trust-proxy"] ?? env.SLUICE_TRUST_PROXY === "1";
+  const corsOrigins = splitList([values["cors-origin"] ?? env.SLUICE_CORS_ORIGIN ?? ""], /,/);
 
   const sluice = await createSluice({ database, maxConcurrentRuns, apiKeys, fileRoots });
   const logger = sluice.options.logger;
   let running;
   try {
     await sluice.start();
-    running = await startServer(sluice, { host, port, proxy });
+    running = await startServer(sluice, { host, port, proxy, corsOrigins });
   } catch (e) {
     await sluice.close().catch(() => undefined);
     throw e;
   }
   logger.info(`sluice ${SLUICE_VERSION} listening on ${running.url} (${sluice.store.dialect})`);
   process.stdout.write(`Sluice ${SLUICE_VERSION} listening on ${running.url}/api (database: ${sluice.store.dialect})\n`);
+  if (await sluice.auth.needsSetup()) {
+    logger.warn("open mode: no user exists, so every endpoint is reachable without credentials; create the first user with POST /api/auth/users");
+  }
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -1,4 +1,4 @@
-import { parseInput } from "@sluice/core";
+import { parseInput, type Principal } from "@sluice/core";
 import type { Context } from "koa";
 import type { z } from "zod";
 
@@ -25,4 +25,11 @@ export function body(ctx: Context): unknown {
 export function send(ctx: Context, status: number, payload?: unknown): void {
   ctx.status = status;
   if (payload !== undefined) ctx.body = payload;
+}
+
+/** The caller, as the authorize middleware established it. */
+export function principal(ctx: Context): Principal {
+  const found = (ctx.state as { principal?: Principal }).principal;
+  if (!found) throw new Error("no principal on a routed request; is the authorize middleware installed?");
+  return found;
 }

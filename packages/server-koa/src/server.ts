@@ -1,7 +1,9 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Sluice } from "@sluice/core";
+import { isSluiceError, type Sluice } from "@sluice/core";
+import type Koa from "koa";
 import { createApp, type AppOptions } from "./app.js";
+import { authorizeUpgrade } from "./auth/authorize-upgrade.js";
 import { attachEventStream, type EventStreamOptions } from "./ws.js";
 
 export interface ServeOptions extends AppOptions {
@@ -12,6 +14,8 @@ export interface ServeOptions extends AppOptions {
 
 export interface RunningServer {
   readonly server: http.Server;
+  /** The Koa app behind the server (e.g. for `registeredRoutes`). */
+  readonly app: Koa;
   readonly url: string;
   readonly port: number;
   /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes the remaining sockets. */
@@ -23,7 +27,18 @@ export async function startServer(sluice: Sluice, options: ServeOptions = {}): P
   const app = createApp(sluice, options);
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 5_000;
-  const stream = attachEventStream(server, sluice, options.events);
+  const stream = attachEventStream(server, sluice, {
+    authorize: async (req) => {
+      try {
+        await authorizeUpgrade(sluice, req);
+        return { ok: true };
+      } catch (e) {
+        if (isSluiceError(e)) return { ok: false, status: e.status, message: e.message };
+        throw e;
+      }
+    },
+    ...options.events,
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 8080, options.host ?? "0.0.0.0", () => {
@@ -36,6 +51,7 @@ export async function startServer(sluice: Sluice, options: ServeOptions = {}): P
   let closing: Promise<void> | null = null;
   return {
     server,
+    app,
     port,
     url: `http://${shownHost}:${port}`,
     close(graceMs = 10_000) {

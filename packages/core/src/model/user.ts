@@ -1,5 +1,24 @@
+import { z } from "zod";
+
 export const ROLES = ["superadmin", "admin", "editor", "viewer"] as const;
 export type Role = (typeof ROLES)[number];
+export const RoleSchema = z.enum(ROLES);
+
+/** Passwords: at least 8 characters; the upper bound only keeps hashing cheap for absurd inputs. */
+export const MIN_PASSWORD_LENGTH = 8;
+export const MAX_PASSWORD_LENGTH = 1024;
+
+export const PasswordSchema = z
+  .string()
+  .min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`)
+  .max(MAX_PASSWORD_LENGTH, `must be at most ${MAX_PASSWORD_LENGTH} characters`);
+
+/** Usernames match exactly (case-sensitive) on every database; no surrounding or control whitespace. */
+export const UsernameSchema = z
+  .string()
+  .min(1, "must not be empty")
+  .max(255, "must be at most 255 characters")
+  .regex(/^\S(?:[^\p{Cc}]*\S)?$/u, "must not start or end with whitespace or contain control characters");
 
 export interface User {
   id: string;
@@ -15,3 +34,37 @@ export interface LoginResponse {
 export interface SetupStatus {
   needs_setup: boolean;
 }
+
+/** Login checks credentials only; any string is accepted so that a malformed username still counts as a failure. */
+export const LoginRequestSchema = z
+  .object({
+    username: z.string().min(1, "must not be empty").max(255),
+    password: z.string().min(1, "must not be empty").max(MAX_PASSWORD_LENGTH),
+  })
+  .strip();
+export type LoginRequest = z.infer<typeof LoginRequestSchema>;
+
+export const CreateUserRequestSchema = z
+  .object({
+    username: UsernameSchema,
+    password: PasswordSchema,
+    role: RoleSchema.default("viewer"),
+  })
+  .strip();
+export type CreateUserRequest = z.input<typeof CreateUserRequestSchema>;
+
+export const ChangePasswordRequestSchema = z
+  .object({
+    current_password: z.string().min(1, "must not be empty").max(MAX_PASSWORD_LENGTH),
+    new_password: PasswordSchema,
+  })
+  .strip();
+export type ChangePasswordRequest = z.infer<typeof ChangePasswordRequestSchema>;
+
+export const AdminResetPasswordRequestSchema = z
+  .object({
+    user_id: z.string().min(1, "must not be empty").max(64),
+    new_password: PasswordSchema,
+  })
+  .strip();
+export type AdminResetPasswordRequest = z.infer<typeof AdminResetPasswordRequestSchema>;

@@ -1,3 +1,4 @@
+import { loadJwtSecret } from "../auth/jwt-secret.js";
 import { SluiceEvents } from "../events.js";
 import { parseDatabaseUrl } from "../store/database-url.js";
 import { createKnexStore, type KnexStore } from "../store/knex/create-knex-store.js";
@@ -5,6 +6,7 @@ import { resolveOptions, type ResolvedSluiceOptions, type SluiceOptions } from "
 import { EventJournal } from "../event-journal.js";
 import { SluiceMetrics } from "../metrics/metrics.js";
 import { InsightsService } from "./insights-service.js";
+import { AuthService } from "./auth-service.js";
 import { PipelineService } from "./pipeline-service.js";
 import { SystemService } from "./system-service.js";
 
@@ -19,6 +21,7 @@ export interface Sluice {
   readonly metrics: SluiceMetrics;
   /** Sequenced run/node/log events for live streams (WebSocket) with per-run replay. */
   readonly journal: EventJournal;
+  readonly auth: AuthService;
   /** Starts background work (executor, scheduler). Idempotent. */
   start(): Promise<void>;
   /** Stops background work and closes the database. Idempotent. */
@@ -29,6 +32,8 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
   const database = input.database ?? "./sluice.db";
   const parsed = parseDatabaseUrl(database);
   const options = resolveOptions({ ...input, database }, parsed.filePath);
+  // the secret stays out of `options` (which embedders may log)
+  const jwtSecret = loadJwtSecret(options.stateDir, input.jwtSecret ?? process.env.SVC_JWT_SECRET);
   const store = await createKnexStore(database);
   const events = new SluiceEvents();
   const startedAt = Date.now();
@@ -48,6 +53,7 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
     insights: new InsightsService({ store, clock }),
     metrics,
     journal,
+    auth: new AuthService({ store, clock, logger: options.logger, apiKeys: options.apiKeys, jwtSecret }),
     async start() {
       if (started) return;
       started = true;

@@ -21,6 +21,8 @@ export const SluiceOptionsSchema = z
      * else the working directory.
      */
     stateDir: z.string().optional(),
+    /** JWT signing secret (32 bytes: hex, plain or base64). Default: env `SVC_JWT_SECRET`, else `.svc-jwt-secret`. */
+    jwtSecret: z.string().min(1).optional(),
     logger: z.custom<Logger>((v) => typeof v === "object" && v !== null && typeof (v as Logger).error === "function").optional(),
     clock: z.custom<Clock>((v) => typeof v === "object" && v !== null && typeof (v as Clock).now === "function").optional(),
   })

@@ -11,6 +11,8 @@ import { createInsightStore } from "./insight-store.js";
 import { createLeaseStore } from "./lease-store.js";
 import { createSchedulerStateStore } from "./scheduler-state-store.js";
 import { createSystemStore } from "./system-store.js";
+import { createLoginAttemptStore } from "./login-attempt-store.js";
+import { createUserStore } from "./user-store.js";
 
 /** knex prints driver errors (with stacks) itself; they reach callers as errors instead. */
 const QUIET_KNEX_LOG = { warn() {}, error() {}, deprecate() {}, debug() {} };
@@ -53,6 +55,8 @@ export async function createKnexStore(database: string): Promise<KnexStore> {
     insights: createInsightStore(knex),
     leases: createLeaseStore(knex),
     schedulerState: createSchedulerStateStore(knex),
+    users: createUserStore(knex),
+    loginAttempts: createLoginAttemptStore(knex),
     close: () => knex.destroy(),
   };
 }

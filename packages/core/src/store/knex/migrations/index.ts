@@ -1,5 +1,6 @@
 import type { Knex } from "knex";
 import * as m001 from "./001-initial-schema.js";
+import * as m003 from "./003-exact-usernames.js";
 import * as m005 from "./005-run-stats-indexes.js";
 
 interface Migration {
@@ -10,6 +11,7 @@ interface Migration {
 /** Numbered, append-only. Add a new entry for every schema change; never edit a released one. */
 export const MIGRATIONS: readonly (readonly [name: string, migration: Migration])[] = [
   ["001-initial-schema", m001],
+  ["003-exact-usernames", m003],
   ["005-run-stats-indexes", m005],
 ];
 

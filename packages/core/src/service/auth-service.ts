@@ -1,0 +1,237 @@
+import { matchesApiKey } from "../auth/api-keys.js";
+import { LOCKOUT_DURATION_MS, LOCKOUT_THRESHOLD, LOCKOUT_WINDOW_MS, lockRemainingSeconds } from "../auth/lockout.js";
+import { hashPassword, prepareDummyHash, verifyPassword } from "../auth/password.js";
+import { roleHasPermission, type RouteAccess } from "../auth/permissions.js";
+import { API_KEY_IDENTITY, OPEN_MODE_IDENTITY, type AuthenticatedPrincipal, type Credentials, type Principal } from "../auth/principal.js";
+import { signToken, verifyToken } from "../auth/tokens.js";
+import type { Clock } from "../clock.js";
+import { SluiceError } from "../errors.js";
+import { newId } from "../ids.js";
+import type { Logger } from "../logger.js";
+import {
+  AdminResetPasswordRequestSchema,
+  ChangePasswordRequestSchema,
+  CreateUserRequestSchema,
+  LoginRequestSchema,
+  type LoginResponse,
+  type SetupStatus,
+  type User,
+} from "../model/user.js";
+import type { Store, UserRecord } from "../store/ports.js";
+import { parseInput } from "../validation.js";
+
+export interface AuthServiceDeps {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  apiKeys: readonly string[];
+  /** HS256 key (32 bytes). */
+  jwtSecret: Uint8Array;
+}
+
+/** How long "does any user exist?" is cached; other instances see a first user within this time. */
+const SETUP_CACHE_MS = 1000;
+/** Failed-login rows of finished windows are pruned at most this often (they pile up under guessing attacks). */
+const PRUNE_INTERVAL_MS = 60_000;
+
+const unauthorized = (message: string) => new SluiceError("unauthorized", message);
+const publicUser = (u: UserRecord): User => ({ id: u.id, username: u.username, role: u.role });
+const seconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
+
+/** Users, login, lockout, tokens and the permission check every adapter applies to every route. */
+export class AuthService {
+  private usersExist: { value: boolean; at: number } | null = null;
+  private lastPrune = 0;
+
+  constructor(private readonly deps: AuthServiceDeps) {
+    prepareDummyHash();
+  }
+
+  /** True while no user exists (open mode). Cached for at most a second. */
+  async needsSetup(): Promise<boolean> {
+    const cached = this.usersExist;
+    if (cached && Date.now() - cached.at < SETUP_CACHE_MS) return !cached.value;
+    const value = (await this.deps.store.users.count()) > 0;
+    this.usersExist = { value, at: Date.now() };
+    return !value;
+  }
+
+  async setupStatus(): Promise<SetupStatus> {
+    return { needs_setup: await this.needsSetup() };
+  }
+
+  /**
+   * The caller behind `credentials`, or null when none were sent. Credentials that were sent but do not hold
+   * (unknown key, bad signature, expired, issued before a password change, deleted user) are a 401.
+   */
+  async authenticate(credentials: Credentials): Promise<AuthenticatedPrincipal | null> {
+    const { bearer, apiKey, cookie, queryToken } = credentials;
+    const isApiKey = (value: string) => matchesApiKey(value, this.deps.apiKeys);
+    const asApiKey: AuthenticatedPrincipal = { kind: "api_key", user: API_KEY_IDENTITY };
+    // a bearer or ?token= value is an API key when it matches one, else a JWT
+    if (bearer !== undefined) return isApiKey(bearer) ? asApiKey : this.principalFromToken(bearer, "invalid or expired token");
+    if (apiKey !== undefined) {
+      if (isApiKey(apiKey)) return asApiKey;
+      throw unauthorized("invalid API key");
+    }
+    if (cookie !== undefined) return this.principalFromToken(cookie, "session expired or invalid; log in again");
+    if (queryToken !== undefined) return isApiKey(queryToken) ? asApiKey : this.principalFromToken(queryToken, "invalid or expired token");
+    return null;
+  }
+
+  /**
+   * The permission check for one route: public routes and open mode let everyone through; otherwise missing or
+   * invalid credentials are 401 and a role without the permission is 403. `access` undefined means the route is
+   * missing from the permission table, which is refused (fail closed) and logged.
+   */
+  async authorize(access: RouteAccess | undefined, credentials: Credentials, route: string): Promise<Principal> {
+    if (access === undefined) {
+      this.deps.logger.error("route has no entry in the permission table; refusing it", { route });
+      throw new SluiceError("forbidden", "this route has no permission entry and is refused");
+    }
+    // public routes need nobody (the webhook checks its own token), so credentials are not even looked at
+    if (access === "public") return { kind: "guest" };
+    if (await this.needsSetup()) {
+      return (await this.authenticate(credentials).catch(() => null)) ?? { kind: "anonymous", user: OPEN_MODE_IDENTITY };
+    }
+    const principal = await this.authenticate(credentials);
+    if (!principal) throw unauthorized("authentication required");
+    if (!roleHasPermission(principal.user.role, access)) {
+      throw new SluiceError("forbidden", `role '${principal.user.role}' lacks the permission '${access}'`);
+    }
+    return principal;
+  }
+
+  async login(input: unknown): Promise<LoginResponse> {
+    const { username, password } = parseInput(LoginRequestSchema, input);
+    const { store, clock } = this.deps;
+    const attempt = await store.loginAttempts.get(username);
+    const locked = lockRemainingSeconds(attempt?.locked_until ?? null, clock.now());
+    if (locked !== null) throw this.lockedError(locked);
+
+    const user = await store.users.getByUsername(username);
+    // unknown users hash against a dummy: the same work, so timing does not reveal which usernames exist
+    const ok = await verifyPassword(password, user?.password_hash ?? null);
+    if (!ok || !user) {
+      const now = clock.now();
+      const failed = await store.loginAttempts.recordFailure(username, {
+        at: now.toISOString(),
+        windowStart: new Date(now.getTime() - LOCKOUT_WINDOW_MS).toISOString(),
+        threshold: LOCKOUT_THRESHOLD,
+        lockUntil: new Date(now.getTime() + LOCKOUT_DURATION_MS).toISOString(),
+      });
+      if (failed.failures === LOCKOUT_THRESHOLD) {
+        this.deps.logger.warn("login locked after repeated failures", { username, locked_until: failed.locked_until });
+      }
+      await this.pruneLoginAttempts(now);
+      throw unauthorized("invalid username or password");
+    }
+    if (attempt) await store.loginAttempts.clear(username);
+    return { token: await this.issueToken(user), user: publicUser(user) };
+  }
+
+  /** The current identity; an API key and open mode report synthetic identities. */
+  me(principal: Principal): User {
+    if (principal.kind === "guest") throw unauthorized("authentication required");
+    return { ...principal.user };
+  }
+
+  /**
+   * Creates a user (admin). The first user may be created anonymously and is always `admin`, whatever role was
+   * asked for. Checked against the database, not the cache, so a racing instance cannot slip a second one in.
+   */
+  async createUser(principal: Principal, input: unknown): Promise<User> {
+    const body = parseInput(CreateUserRequestSchema, input);
+    const { store } = this.deps;
+    const first = (await store.users.count()) === 0;
+    if ((principal.kind === "anonymous" || principal.kind === "guest") && !first) throw unauthorized("authentication required");
+    const now = this.now();
+    const record: UserRecord = {
+      id: newId(),
+      username: body.username,
+      role: first ? "admin" : body.role,
+      password_hash: await hashPassword(body.password),
+      password_changed_at: now,
+      created_at: now,
+      updated_at: now,
+    };
+    if (!(await store.users.insert(record))) throw new SluiceError("conflict", `username '${body.username}' is already taken`);
+    this.usersExist = { value: true, at: Date.now() };
+    return publicUser(record);
+  }
+
+  async listUsers(): Promise<User[]> {
+    return (await this.deps.store.users.list()).map(publicUser);
+  }
+
+  /** Changes the caller's own password; every token issued before is refused from now on. Returns a fresh login. */
+  async changePassword(principal: Principal, input: unknown): Promise<LoginResponse> {
+    const body = parseInput(ChangePasswordRequestSchema, input);
+    if (principal.kind !== "user") throw new SluiceError("bad_request", "only a signed-in user has a password to change");
+    const { store } = this.deps;
+    const user = await store.users.getById(principal.user.id);
+    if (!user) throw unauthorized("authentication required");
+    if (!(await verifyPassword(body.current_password, user.password_hash))) {
+      throw new SluiceError("bad_request", "current_password is incorrect");
+    }
+    const changedAt = this.passwordChangeTime(user);
+    await store.users.updatePassword(user.id, await hashPassword(body.new_password), changedAt);
+    const updated = { ...user, password_changed_at: changedAt };
+    return { token: await this.issueToken(updated), user: publicUser(updated) };
+  }
+
+  /** An admin sets another user's password: revokes that user's tokens and lifts a lockout. */
+  async adminResetPassword(input: unknown): Promise<User> {
+    const body = parseInput(AdminResetPasswordRequestSchema, input);
+    const { store } = this.deps;
+    const user = await store.users.getById(body.user_id);
+    if (!user) throw new SluiceError("not_found", `user '${body.user_id}' not found`);
+    await store.users.updatePassword(user.id, await hashPassword(body.new_password), this.passwordChangeTime(user));
+    await store.loginAttempts.clear(user.username);
+    return publicUser(user);
+  }
+
+  private async pruneLoginAttempts(now: Date): Promise<void> {
+    if (now.getTime() - this.lastPrune < PRUNE_INTERVAL_MS) return;
+    this.lastPrune = now.getTime();
+    const windowStart = new Date(now.getTime() - LOCKOUT_WINDOW_MS).toISOString();
+    await this.deps.store.loginAttempts.prune(windowStart, now.toISOString()).catch((e: unknown) => {
+      this.deps.logger.warn("could not prune login attempts", { error: e instanceof Error ? e.message : String(e) });
+    });
+  }
+
+  private now(): string {
+    return this.deps.clock.now().toISOString();
+  }
+
+  /**
+   * `iat` is whole seconds while password_changed_at has milliseconds: a token counts only when issued in a later
+   * second than the change. New tokens are therefore dated at least one second after the change, so a login right
+   * after a change works and a token from the same second before it does not.
+   */
+  private issueToken(user: UserRecord): Promise<string> {
+    const iat = Math.max(Math.floor(this.deps.clock.now().getTime() / 1000), seconds(user.password_changed_at) + 1);
+    return signToken(this.deps.jwtSecret, user, iat);
+  }
+
+  /**
+   * When a new password takes effect: now, but never in the same second as the previous change — tokens issued
+   * after that change may carry its second + 1 as `iat`, and this change must revoke them too.
+   */
+  private passwordChangeTime(user: UserRecord): string {
+    const afterPrevious = (seconds(user.password_changed_at) + 1) * 1000;
+    return new Date(Math.max(this.deps.clock.now().getTime(), afterPrevious)).toISOString();
+  }
+
+  private async principalFromToken(token: string, message: string): Promise<AuthenticatedPrincipal> {
+    const claims = await verifyToken(this.deps.jwtSecret, token, this.deps.clock.now());
+    if (!claims) throw unauthorized(message);
+    const user = await this.deps.store.users.getById(claims.sub);
+    if (!user || claims.iat <= seconds(user.password_changed_at)) throw unauthorized(message);
+    return { kind: "user", user: publicUser(user) };
+  }
+
+  private lockedError(retryAfterSeconds: number): SluiceError {
+    return new SluiceError("rate_limited", "too many failed logins; this account is locked for now", { retryAfterSeconds });
+  }
+}
