@@ -9,6 +9,7 @@ import { corsPolicy, securityHeaders } from "./middleware/security.js";
 import { registerApiRoutes } from "./routes/index.js";
 import { registerMetricsRoute } from "./routes/metrics.js";
 import { send } from "./http.js";
+import { buildOpenApi } from "./openapi/build-openapi.js";
 
 export interface AppOptions {
   /** Path prefix of the API (default `/api`). */
@@ -46,6 +47,8 @@ export function createApp(sluice: Sluice, options: AppOptions = {}): Koa {
   registerMetricsRoute(root, sluice);
 
   const api = apiRouter(sluice, prefix);
+  let openapi: Record<string, unknown> | null = null;
+  api.get("/openapi.json", (ctx) => send(ctx, 200, (openapi ??= buildOpenApi(registeredRoutes(app)))));
   const routers: MountedRouter[] = [
     { router: root, prefix: "" },
     { router: api, prefix },
