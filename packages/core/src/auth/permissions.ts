@@ -108,8 +108,7 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, RouteAccess>> = Object.f
   "POST /system/purge": "settings.edit",
   "GET /metrics": "system.read",
   "GET /health": "public",
-  /** The API description holds no data. */
-  "GET /openapi.json": "public",
+  "GET /openapi.json": "system.read",
   /** The event stream (`/ws` and `/api/ws`), authenticated like the API when the socket upgrades. */
   "GET /ws": "runs.read",
 
