@@ -150,6 +150,14 @@ export interface LoginAttemptStore {
   prune(windowStart: string, at: string): Promise<number>;
 }
 
+/** Webhook trigger state: the per-pipeline rate limit and idempotency keys. */
+export interface WebhookStore {
+  /** Accepts a trigger when none was accepted for the pipeline within `windowMs`; atomic across instances. */
+  claimTrigger(pipelineId: string, now: Date, windowMs: number): Promise<{ accepted: boolean; retryAfterMs: number }>;
+  findRunByIdempotencyKey(key: string, since: Date): Promise<{ id: string; pipeline_id: string; status: string } | null>;
+  tagRun(runId: string, key: string): Promise<void>;
+}
+
 /** The storage port: one implementation per backend, the same contract for all (see test/store-contract). */
 export interface Store {
   readonly dialect: DialectName;
@@ -159,6 +167,7 @@ export interface Store {
   readonly system: SystemStore;
   readonly insights: InsightStore;
   readonly leases: LeaseStore;
+  readonly webhooks: WebhookStore;
   readonly schedulerState: SchedulerStateStore;
   readonly users: UserStore;
   readonly loginAttempts: LoginAttemptStore;

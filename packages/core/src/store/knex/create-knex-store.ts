@@ -9,6 +9,7 @@ import { MIGRATIONS, MIGRATIONS_TABLE, migrationSource } from "./migrations/inde
 import { createPipelineStore } from "./pipeline-store.js";
 import { createInsightStore } from "./insight-store.js";
 import { createLeaseStore } from "./lease-store.js";
+import { createWebhookStore } from "./webhook-store.js";
 import { createSchedulerStateStore } from "./scheduler-state-store.js";
 import { createSystemStore } from "./system-store.js";
 import { createLoginAttemptStore } from "./login-attempt-store.js";
@@ -54,6 +55,7 @@ export async function createKnexStore(database: string): Promise<KnexStore> {
     system: createSystemStore(knex, dialect),
     insights: createInsightStore(knex),
     leases: createLeaseStore(knex),
+    webhooks: createWebhookStore(knex),
     schedulerState: createSchedulerStateStore(knex),
     users: createUserStore(knex),
     loginAttempts: createLoginAttemptStore(knex),

@@ -1,0 +1,69 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import { z } from "zod";
+import type { Clock } from "../clock.js";
+import { notFound, SluiceError } from "../errors.js";
+import type { Store } from "../store/ports.js";
+import { parseInput } from "../validation.js";
+
+export const WEBHOOK_RATE_WINDOW_MS = 10_000;
+export const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
+
+export const WebhookBodySchema = z.object({ params: z.record(z.string(), z.string()).optional() }).strict();
+
+export interface WebhookAccepted {
+  run_id: string;
+  pipeline_id: string;
+  status: string;
+}
+
+export interface WebhookRequest {
+  token: string | undefined;
+  body: unknown;
+  idempotencyKey?: string | undefined;
+}
+
+export interface WebhookServiceDeps {
+  store: Store;
+  clock: Clock;
+  /** Queues a run with trigger `webhook`. */
+  trigger(pipelineId: string, params: Record<string, string>): Promise<{ id: string; status: string }>;
+}
+
+function sameToken(given: string, expected: string): boolean {
+  const a = createHash("sha256").update(given).digest();
+  const b = createHash("sha256").update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+/**
+ * Inbound webhook triggers (SPEC part 4): the pipeline's own token, one accepted trigger per pipeline per 10 s, and an
+ * optional Idempotency-Key that returns the same run for a repeat within 24 h.
+ */
+export class WebhookService {
+  constructor(private readonly deps: WebhookServiceDeps) {}
+
+  async trigger(pipelineId: string, request: WebhookRequest): Promise<WebhookAccepted> {
+    const pipeline = await this.deps.store.pipelines.get(pipelineId);
+    if (!pipeline) throw notFound("pipeline", pipelineId);
+    if (!pipeline.webhook_token) throw new SluiceError("forbidden", "webhook triggering is not configured for this pipeline (set webhook_token)");
+    if (!request.token) throw new SluiceError("unauthorized", "missing webhook token (query parameter token or header X-Webhook-Token)");
+    if (!sameToken(request.token, pipeline.webhook_token)) throw new SluiceError("unauthorized", "invalid webhook token");
+    const { params = {} } = parseInput(WebhookBodySchema, request.body ?? {});
+    const now = this.deps.clock.now();
+
+    const key = request.idempotencyKey?.trim() ? `${pipelineId}:${request.idempotencyKey.trim().slice(0, 200)}` : null;
+    if (key) {
+      const earlier = await this.deps.store.webhooks.findRunByIdempotencyKey(key, new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS));
+      if (earlier) return { run_id: earlier.id, pipeline_id: earlier.pipeline_id, status: earlier.status };
+    }
+    const claim = await this.deps.store.webhooks.claimTrigger(pipelineId, now, WEBHOOK_RATE_WINDOW_MS);
+    if (!claim.accepted) {
+      throw new SluiceError("rate_limited", "webhook rate limit: one trigger per pipeline per 10 seconds", {
+        retryAfterSeconds: claim.retryAfterMs / 1000,
+      });
+    }
+    const run = await this.deps.trigger(pipelineId, params);
+    if (key) await this.deps.store.webhooks.tagRun(run.id, key);
+    return { run_id: run.id, pipeline_id: pipelineId, status: run.status };
+  }
+}
