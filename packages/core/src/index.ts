@@ -21,7 +21,7 @@ export * from "./store/index.js";
 export { createSluice, type Sluice } from "./service/create-sluice.js";
 export { SluiceOptionsSchema, type SluiceOptions, type ResolvedSluiceOptions } from "./service/options.js";
 export { PipelineService } from "./service/pipeline-service.js";
-export { SystemService } from "./service/system-service.js";
+export { SystemService, PurgeRequestSchema } from "./service/system-service.js";
 export { generateApiKey, matchesApiKey, API_KEY_PATTERN, API_KEY_PREFIX } from "./auth/api-keys.js";
 export { InsightsService } from "./service/insights-service.js";
 export { buildLineage, type LineageGraph, type LineageNode, type LineageEdge } from "./insights/lineage.js";
@@ -51,3 +51,4 @@ export { API_KEY_IDENTITY, OPEN_MODE_IDENTITY, type AuthenticatedPrincipal, type
 export { TOKEN_TTL_SECONDS } from "./auth/tokens.js";
 export { LOCKOUT_THRESHOLD, LOCKOUT_WINDOW_MS, LOCKOUT_DURATION_MS } from "./auth/lockout.js";
 export { JWT_SECRET_FILE, decodeJwtSecret } from "./auth/jwt-secret.js";
+export { WebhookService, WebhookBodySchema, WEBHOOK_RATE_WINDOW_MS, IDEMPOTENCY_WINDOW_MS, type WebhookAccepted } from "./service/webhook-service.js";

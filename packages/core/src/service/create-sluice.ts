@@ -49,7 +49,7 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
     store,
     events,
     pipelines: new PipelineService({ store, events, clock }),
-    system: new SystemService({ store, maxConcurrentRuns: options.maxConcurrentRuns, startedAt }),
+    system: new SystemService({ store, maxConcurrentRuns: options.maxConcurrentRuns, startedAt, clock }),
     insights: new InsightsService({ store, clock }),
     metrics,
     journal,

@@ -1,4 +1,7 @@
+import { z } from "zod";
+import type { Clock } from "../clock.js";
 import type { SystemInfo } from "../model/system.js";
+import { parseInput } from "../validation.js";
 import type { Store } from "../store/ports.js";
 import { SLUICE_VERSION } from "../version.js";
 
@@ -6,7 +9,12 @@ export interface SystemServiceDeps {
   store: Store;
   maxConcurrentRuns: number;
   startedAt: number;
+  clock: Clock;
 }
+
+export const PurgeRequestSchema = z
+  .object({ days: z.number({ error: "days must be a number" }).int("days must be an integer").min(0).max(36_500).default(30) })
+  .strict();
 
 export class SystemService {
   constructor(private readonly deps: SystemServiceDeps) {}
@@ -28,5 +36,12 @@ export class SystemService {
       store: store.dialect,
       uptime_s: Math.floor((Date.now() - this.deps.startedAt) / 1000),
     };
+  }
+
+  /** Deletes finished runs older than `days` days (default 30) with everything that hangs off them. */
+  async purge(input: unknown): Promise<{ deleted: number; days: number }> {
+    const { days } = parseInput(PurgeRequestSchema, input ?? {});
+    const cutoff = new Date(this.deps.clock.now().getTime() - days * 86_400_000).toISOString();
+    return { deleted: await this.deps.store.system.purgeRunsBefore(cutoff), days };
   }
 }

@@ -40,6 +40,11 @@ export interface SystemStore {
   activeRunCount(): Promise<number>;
   /** Runs waiting for an execution slot. */
   pendingRunCount(): Promise<number>;
+  /**
+   * Deletes finished runs created before `cutoffIso` with their node runs, logs, node outputs and DLQ entries, one
+   * transaction per batch; returns how many runs were deleted.
+   */
+  purgeRunsBefore(cutoffIso: string, batchSize?: number): Promise<number>;
 }
 
 /** Named leases with expiry, so one instance among several holds a role (e.g. the scheduler). */

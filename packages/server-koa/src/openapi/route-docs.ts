@@ -8,6 +8,7 @@ import {
   PipelineCreateSchema,
   PipelineImportSchema,
   PipelineUpdateSchema,
+  PurgeRequestSchema,
   RollbackRequestSchema,
   TriggerRunRequestSchema,
   ValidateNodesRequestSchema,
@@ -39,6 +40,7 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
   "POST /auth/admin-reset-password": { tag: "auth", summary: "Reset a user's password and unlock it (admin)", body: AdminResetPasswordRequestSchema, success: [200, "the user"] },
 
   "GET /system/info": { tag: "system", summary: "Version, database size, counts", success: [200, "system info"] },
+  "POST /system/purge": { tag: "system", summary: "Delete finished runs older than `days` (settings.edit)", body: PurgeRequestSchema, success: [200, "{deleted, days}"] },
   "GET /health": { tag: "system", summary: "Liveness", success: [200, "{status: ok}"] },
   "GET /metrics": { tag: "system", summary: "Prometheus metrics", success: [200, "text exposition format"] },
   "GET /openapi.json": { tag: "system", summary: "This OpenAPI document", success: [200, "OpenAPI 3.1 document"] },

@@ -10,5 +10,23 @@ export function createSystemStore(knex: Knex, dialect: Dialect): SystemStore {
     sizeBytes: () => dialect.sizeBytes(knex),
     activeRunCount: () => countByStatus("running"),
     pendingRunCount: () => countByStatus("pending"),
+    async purgeRunsBefore(cutoffIso, batchSize = 500) {
+      let deleted = 0;
+      for (;;) {
+        const batch: number = await knex.transaction(async (trx): Promise<number> => {
+          const ids = ((await trx("runs")
+            .select("id")
+            .where("created_at", "<", cutoffIso)
+            .whereIn("status", ["success", "failed", "cancelled"])
+            .orderBy("created_at")
+            .limit(batchSize)) as { id: string }[]).map((r) => r.id);
+          if (ids.length === 0) return 0;
+          for (const table of ["node_runs", "run_logs", "node_outputs", "dlq_entries"]) await trx(table).whereIn("run_id", ids).delete();
+          return Number(await trx("runs").whereIn("id", ids).delete());
+        });
+        deleted += batch;
+        if (batch < batchSize) return deleted;
+      }
+    },
   };
 }
