@@ -1,7 +1,6 @@
-import { randomBytes } from "node:crypto";
-import fs from "node:fs";
 import path from "node:path";
 import { SluiceError } from "../errors.js";
+import { loadOrCreateSecretFile } from "../secret-file.js";
 
 export const JWT_SECRET_FILE = ".svc-jwt-secret";
 const SECRET_BYTES = 32;
@@ -30,33 +29,5 @@ export function decodeJwtSecret(value: string): Buffer {
  */
 export function loadJwtSecret(stateDir: string, envValue: string | undefined): Buffer {
   if (envValue !== undefined && envValue.trim() !== "") return decodeJwtSecret(envValue);
-  const file = path.join(stateDir, JWT_SECRET_FILE);
-  try {
-    return readSecretFile(file);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
-  }
-  fs.mkdirSync(stateDir, { recursive: true });
-  const secret = randomBytes(SECRET_BYTES);
-  // Written to a private temp file and hard-linked into place: readers never see a half-written key.
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  fs.writeFileSync(temp, `${secret.toString("hex")}\n`, { mode: 0o600, flag: "wx" });
-  try {
-    fs.linkSync(temp, file);
-    return secret;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "EEXIST") return readSecretFile(file);
-    throw e;
-  } finally {
-    fs.rmSync(temp, { force: true });
-  }
-}
-
-function readSecretFile(file: string): Buffer {
-  const content = fs.readFileSync(file, "utf8");
-  try {
-    return decodeJwtSecret(content);
-  } catch {
-    throw new SluiceError("internal", `${file} does not hold a 32-byte secret; delete it to generate a new one`);
-  }
+  return loadOrCreateSecretFile(path.join(stateDir, JWT_SECRET_FILE), decodeJwtSecret);
 }
