@@ -1,0 +1,18 @@
+/** One row of data flowing between nodes: column name → value. */
+export type Row = Record<string, unknown>;
+
+/** What a node produces and its downstream nodes receive: named columns (in order) and rows. */
+export interface DataSet {
+  columns: string[];
+  rows: Row[];
+}
+
+export const EMPTY_DATASET: DataSet = Object.freeze({ columns: [], rows: [] }) as DataSet;
+
+/** Builds a DataSet from rows, taking the column order from first appearance across the rows. */
+export function dataSetFromRows(rows: Row[], columns?: string[]): DataSet {
+  if (columns) return { columns, rows };
+  const seen = new Set<string>();
+  for (const row of rows) for (const key of Object.keys(row)) seen.add(key);
+  return { columns: [...seen], rows };
+}

@@ -1,0 +1,124 @@
+import type Database from "better-sqlite3";
+import knexFactory, { type Knex } from "knex";
+import mysql from "mysql2/promise";
+import pg from "pg";
+import type { ResolvedConnection } from "../../connectors/resolver.js";
+import { mysqlOptions } from "../../connectors/types/mysql.js";
+import { SluiceError } from "../../errors.js";
+import type { Row } from "../dataset.js";
+
+export type DbDialect = "postgres" | "mysql" | "sqlite";
+
+/** A database a node works on: a one-connection knex (so a running statement can be found and cancelled). */
+export interface NodeDatabase {
+  dialect: DbDialect;
+  knex: Knex;
+  /** Cancels the statement running on the connection (pg_cancel_backend / KILL QUERY); no-op on SQLite. */
+  cancel(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function dbDialect(conn: ResolvedConnection): DbDialect {
+  if (conn.type === "postgres" || conn.type === "mysql" || conn.type === "sqlite") return conn.type;
+  throw new SluiceError("invalid", `connection '${conn.conn_id}' is of type ${conn.type}; a database node needs postgres, mysql or sqlite`);
+}
+
+/** Opens the connection's database with one pooled connection. The caller closes it. */
+export async function openNodeDatabase(conn: ResolvedConnection): Promise<NodeDatabase> {
+  const dialect = dbDialect(conn);
+  if (dialect === "sqlite") {
+    const knex = knexFactory({ client: "better-sqlite3", connection: { filename: conn.host }, useNullAsDefault: true, pool: { min: 1, max: 1 } });
+    return { dialect, knex, cancel: async () => undefined, close: () => knex.destroy() };
+  }
+  const knex =
+    dialect === "postgres"
+      ? knexFactory({ client: "pg", connection: { connectionString: conn.uri }, pool: { min: 1, max: 1 } })
+      : knexFactory({ client: "mysql2", connection: mysqlOptions(conn) as Knex.MySqlConnectionConfig, pool: { min: 1, max: 1 } });
+  // the session id of the single pooled connection, to cancel its running statement from a second connection
+  const idRows = await knex.raw(dialect === "postgres" ? "select pg_backend_pid() as id" : "select connection_id() as id");
+  const first = (dialect === "postgres" ? (idRows as { rows: Row[] }).rows : (idRows as Row[][])[0])?.[0];
+  const sessionId = Number(first?.id);
+  return {
+    dialect,
+    knex,
+    async cancel() {
+      if (!Number.isFinite(sessionId)) return;
+      if (dialect === "postgres") {
+        const client = new pg.Client({ connectionString: conn.uri });
+        await client.connect();
+        await client.query("select pg_cancel_backend($1)", [sessionId]).finally(() => client.end());
+      } else {
+        const c = await mysql.createConnection(mysqlOptions(conn));
+        await c.query(`KILL QUERY ${sessionId}`).finally(() => c.destroy());
+      }
+    },
+    close: () => knex.destroy(),
+  };
+}
+
+/** Runs `work` with the database open; an abort of `signal` cancels the running statement. Always closes. */
+export async function withNodeDatabase<T>(conn: ResolvedConnection, signal: AbortSignal, work: (db: NodeDatabase) => Promise<T>): Promise<T> {
+  const db = await openNodeDatabase(conn);
+  const onAbort = () => void db.cancel().catch(() => undefined);
+  signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    const result = await work(db);
+    if (signal.aborted) throw new SluiceError("unprocessable", "the statement was cancelled");
+    return result;
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+    await db.close().catch(() => undefined);
+  }
+}
+
+/** Streams the rows of a query in batches (pg-query-stream, mysql2 streams, better-sqlite3 iterate). */
+export async function* streamRows(db: NodeDatabase, sql: string, bindings: unknown[], signal: AbortSignal, batchSize = 5000): AsyncGenerator<Row[]> {
+  let batch: Row[] = [];
+  if (db.dialect === "sqlite") {
+    const raw = (await db.knex.client.acquireConnection()) as Database.Database;
+    try {
+      const statement = raw.prepare(sql.replace(/\\\?/g, "?"));
+      if (!statement.reader) throw new SluiceError("invalid", "the query returns no rows (use a migrate node for statements)");
+      for (const row of statement.iterate(...(bindings as unknown[])) as Iterable<Row>) {
+        batch.push(row);
+        if (batch.length >= batchSize) {
+          yield batch;
+          batch = [];
+          await new Promise((r) => setImmediate(r));
+          if (signal.aborted) throw new SluiceError("unprocessable", "the query was cancelled");
+        }
+      }
+    } finally {
+      await db.knex.client.releaseConnection(raw);
+    }
+  } else {
+    // pg-query-stream fetches 100 rows per round trip by default; ask for whole batches
+    const stream = db.knex.raw(sql, bindings as Knex.RawBinding[]).stream({ batchSize, highWaterMark: batchSize });
+    const onAbort = () => stream.destroy(new SluiceError("unprocessable", "the query was cancelled"));
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      for await (const row of stream as AsyncIterable<Row>) {
+        batch.push(row);
+        if (batch.length >= batchSize) {
+          yield batch;
+          batch = [];
+        }
+      }
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+  if (batch.length) yield batch;
+}
+
+/**
+ * A driver error as a short message: knex prefixes the full SQL (with every inlined value) to the driver's message;
+ * that text can be huge and can carry row data, so it is dropped, and the rest capped.
+ */
+export function driverErrorMessage(e: unknown): string {
+  const message = e instanceof Error ? e.message : String(e);
+  const withoutSql = /^\s*(insert|select|update|delete|create|alter|drop|with|merge|replace)\b/i.test(message) && message.includes(" - ")
+    ? message.slice(message.lastIndexOf(" - ") + 3)
+    : message;
+  return withoutSql.length > 500 ? `${withoutSql.slice(0, 500)}…` : withoutSql;
+}

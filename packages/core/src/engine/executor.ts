@@ -1,0 +1,176 @@
+import { randomUUID } from "node:crypto";
+import os from "node:os";
+import type { Pipeline } from "../model/pipeline.js";
+import type { Run } from "../model/run.js";
+import type { PipelineStore } from "../store/ports.js";
+import { NODE_TYPE_REGISTRY } from "./nodes/index.js";
+import { INTERRUPTED, RunExecution, type NodeTypeRegistry, type RunExecutionDeps } from "./run-execution.js";
+
+export interface ExecutorOptions extends Omit<RunExecutionDeps, "registry"> {
+  pipelines: PipelineStore;
+  /** Node types this executor runs; default the built-in registry. */
+  registry?: NodeTypeRegistry;
+  maxConcurrentRuns: number;
+  /** Fallback poll for runs queued by other instances (ms). */
+  pollMs?: number;
+  heartbeatMs?: number;
+  /** A `running` run whose owner has not sent a heartbeat for this long is treated as interrupted. */
+  staleMs?: number;
+}
+
+/**
+ * Claims pending runs from the store (up to `maxConcurrentRuns`) and executes them. `wake()` claims at once, so a
+ * trigger starts its run without waiting for a poll; the slow poll only picks up other instances' runs.
+ */
+export class Executor {
+  /** host:pid:random — lets a restarted process recognise runs its dead predecessor left `running`. */
+  readonly owner = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly active = new Map<string, { execution: RunExecution; done: Promise<unknown> }>();
+  private readonly hints = new Map<string, Pipeline>();
+  private readonly deps: RunExecutionDeps;
+  private running = false;
+  private claiming = false;
+  private again = false;
+  private timers: NodeJS.Timeout[] = [];
+
+  constructor(private readonly options: ExecutorOptions) {
+    this.deps = { ...options, registry: options.registry ?? NODE_TYPE_REGISTRY };
+  }
+
+  get activeRunIds(): string[] {
+    return [...this.active.keys()];
+  }
+
+  /** Marks runs of dead owners `interrupted`, then starts claiming. */
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    await this.recover();
+    const every = (ms: number, fn: () => Promise<unknown>) => {
+      const t = setInterval(() => void fn().catch((e: unknown) => this.options.logger.error(`executor: ${(e as Error).message}`)), ms);
+      t.unref();
+      this.timers.push(t);
+    };
+    every(this.options.pollMs ?? 1000, async () => this.wake());
+    every(this.options.heartbeatMs ?? 10_000, async () => {
+      await this.options.store.heartbeat(this.owner, this.activeRunIds, this.now());
+      await this.noticeRemoteCancels();
+      await this.recover();
+    });
+    this.wake();
+  }
+
+  /** Stops claiming, interrupts executing runs (they end `failed` / `interrupted`, resumable) and waits for them. */
+  async stop(): Promise<void> {
+    this.running = false;
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+    for (const { execution } of this.active.values()) execution.interrupt();
+    await Promise.allSettled([...this.active.values()].map((a) => a.done));
+  }
+
+  /** Claims pending runs now. `pipeline` (optional) saves reading it back for a run just queued. */
+  wake(hint?: { runId: string; pipeline: Pipeline }): void {
+    if (hint) this.hints.set(hint.runId, hint.pipeline);
+    if (!this.running) return;
+    if (this.claiming) {
+      this.again = true;
+      return;
+    }
+    void this.claimLoop();
+  }
+
+  /** A running run of this process: executing nodes finish, no new node starts. */
+  cancel(runId: string): void {
+    this.active.get(runId)?.execution.cancel();
+  }
+
+  private async claimLoop(): Promise<void> {
+    this.claiming = true;
+    try {
+      do {
+        this.again = false;
+        const free = this.options.maxConcurrentRuns - this.active.size;
+        if (free <= 0 || !this.running) break;
+        const runs = await this.options.store.claimPending(this.owner, free, this.now());
+        for (const run of runs) this.launch(run);
+        if (runs.length === free) this.again = true;
+      } while (this.again && this.running);
+    } catch (e) {
+      this.options.logger.error(`executor: claiming runs failed: ${(e as Error).message}`);
+    } finally {
+      this.claiming = false;
+    }
+  }
+
+  private launch(run: Run): void {
+    const hint = this.hints.get(run.id);
+    this.hints.delete(run.id);
+    // a placeholder until the pipeline is loaded, so cancel/interrupt calls in between are not lost
+    const pending = { cancelled: false, interrupted: false };
+    const placeholder = { cancel: () => (pending.cancelled = true), interrupt: () => (pending.interrupted = true) };
+    const entry = { execution: placeholder as unknown as RunExecution, done: Promise.resolve() as Promise<unknown> };
+    const go = async () => {
+      const pipeline = hint ?? (await this.options.pipelines.get(run.pipeline_id));
+      if (!pipeline) {
+        await this.options.store.transition(run.id, ["running"], "failed", { error: "the pipeline was deleted", finished_at: this.now(), owner: null });
+        this.options.events.emit("run.failed", { run_id: run.id, pipeline_id: run.pipeline_id, status: "failed", error: "the pipeline was deleted", timestamp: this.now() });
+        return;
+      }
+      const execution = new RunExecution(this.deps, run, pipeline);
+      entry.execution = execution;
+      if (pending.cancelled) execution.cancel();
+      if (pending.interrupted) execution.interrupt();
+      await execution.execute();
+    };
+    this.active.set(run.id, entry);
+    entry.done = go()
+      .catch((e: unknown) => this.options.logger.error(`run ${run.id}: ${(e as Error).stack ?? String(e)}`))
+      .finally(() => {
+        this.active.delete(run.id);
+        this.wake();
+      });
+  }
+
+  /** A run cancelled through another instance stops starting nodes here too. */
+  private async noticeRemoteCancels(): Promise<void> {
+    for (const id of this.activeRunIds) {
+      if ((await this.options.store.get(id))?.status === "cancelled") this.cancel(id);
+    }
+  }
+
+  /**
+   * Runs left `running` by a dead owner become `failed` / `interrupted`: an owner on this host whose process is
+   * gone, a run without an owner, or an owner whose heartbeat is older than `staleMs`.
+   */
+  async recover(): Promise<Run[]> {
+    const staleBefore = Date.now() - (this.options.staleMs ?? 60_000);
+    const dead: (string | null)[] = [];
+    for (const { owner, heartbeat_at } of await this.options.store.runningOwners()) {
+      if (owner === this.owner) continue;
+      if (owner === null || ownerProcessGone(owner) || (heartbeat_at !== null && Date.parse(heartbeat_at) < staleBefore)) dead.push(owner);
+    }
+    if (dead.length === 0) return [];
+    const failed = await this.options.store.failRunsOfOwners(dead, INTERRUPTED, this.now());
+    for (const run of failed) {
+      this.options.events.emit("run.failed", { run_id: run.id, pipeline_id: run.pipeline_id, status: "failed", error: INTERRUPTED, timestamp: this.now() });
+    }
+    return failed;
+  }
+
+  private now(): string {
+    return this.options.clock.now().toISOString();
+  }
+}
+
+function ownerProcessGone(owner: string): boolean {
+  const [host, pidText] = owner.split(":");
+  const pid = Number(pidText);
+  if (host !== os.hostname() || !Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "ESRCH";
+  }
+}

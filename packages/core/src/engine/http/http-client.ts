@@ -1,0 +1,157 @@
+import dns from "node:dns";
+import type { LookupAddress, LookupOptions } from "node:dns";
+import net from "node:net";
+import { Agent, fetch as undiciFetch } from "undici";
+import { SluiceError } from "../../errors.js";
+import { assertAddressAllowed, canonicalHost } from "./address-guard.js";
+
+/** Resolves a host name to its addresses (injectable so tests can map names without real DNS). */
+export type DnsResolver = (hostname: string) => Promise<LookupAddress[]>;
+
+export const systemDnsResolver: DnsResolver = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
+
+export interface HttpRequest {
+  method: string;
+  url: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** Aborts the request (node timeout, run cancellation). */
+  signal?: AbortSignal;
+}
+
+export interface HttpResponse {
+  status: number;
+  /** The final URL after redirects. */
+  url: string;
+  headers: Headers;
+  text: string;
+}
+
+/** The HTTP port of the engine (source_api, sink_api, notify). Every request goes through the SSRF guard. */
+export interface HttpClient {
+  request(req: HttpRequest): Promise<HttpResponse>;
+}
+
+export interface HttpClientOptions {
+  resolver?: DnsResolver;
+  /** Redirect hops followed (each re-checked); default 5. */
+  maxRedirects?: number;
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * A `net.connect` lookup hook that resolves through `resolver` and refuses forbidden addresses at connect time, so
+ * a DNS answer that changes between a check and the connection (rebinding) cannot slip through.
+ */
+function guardedLookup(resolver: DnsResolver) {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    resolver(hostname)
+      .then((all) => {
+        const wanted = options.family === 4 || options.family === 6 ? all.filter((a) => a.family === options.family) : all;
+        if (wanted.length === 0) throw new SluiceError("unprocessable", `host '${hostname}' did not resolve to an address`);
+        for (const a of wanted) assertAddressAllowed(a.address, hostname);
+        if (options.all) callback(null, wanted);
+        else callback(null, wanted[0]!.address, wanted[0]!.family);
+      })
+      .catch((e: unknown) => callback(e as NodeJS.ErrnoException, "", 0));
+  };
+}
+
+function checkUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new SluiceError("invalid", `invalid URL '${raw}'`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new SluiceError("invalid", `unsupported URL scheme '${url.protocol}' (http and https only)`);
+  }
+  // IP literals never reach the lookup hook, so they are checked here
+  const host = canonicalHost(url.hostname);
+  if (net.isIP(host)) assertAddressAllowed(host);
+  return url;
+}
+
+/** URL without credentials or query string, for logs and error messages (the query may carry tokens). */
+export function describeUrl(raw: string): string {
+  try {
+    const u = new URL(raw);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return "(invalid URL)";
+  }
+}
+
+function findSluiceError(e: unknown): SluiceError | undefined {
+  for (let cur = e, depth = 0; cur && depth < 5; cur = (cur as { cause?: unknown }).cause, depth++) {
+    if (cur instanceof SluiceError) return cur;
+  }
+  return undefined;
+}
+
+function networkError(e: unknown, url: string, signal?: AbortSignal): SluiceError {
+  const guard = findSluiceError(e);
+  if (guard) return guard;
+  if (signal?.aborted) {
+    const reason = signal.reason as { name?: string } | undefined;
+    const what = reason?.name === "TimeoutError" ? "timed out" : "was cancelled";
+    return new SluiceError("unprocessable", `request to ${describeUrl(url)} ${what}`);
+  }
+  const cause = (e as { cause?: { message?: string } }).cause?.message ?? (e as Error).message;
+  return new SluiceError("unprocessable", `request to ${describeUrl(url)} failed: ${cause}`);
+}
+
+/** Builds the guarded HTTP client: undici with a checking DNS lookup, redirects followed by hand and re-checked. */
+export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
+  const dispatcher = new Agent({ connect: { lookup: guardedLookup(options.resolver ?? systemDnsResolver) } });
+  const maxRedirects = options.maxRedirects ?? 5;
+  return {
+    async request(req) {
+      let url = checkUrl(req.url);
+      let method = req.method.toUpperCase();
+      let body = req.body;
+      const headers = { ...req.headers };
+      for (let hop = 0; ; hop++) {
+        let res: Awaited<ReturnType<typeof undiciFetch>>;
+        try {
+          res = await undiciFetch(url, { method, headers, body, redirect: "manual", signal: req.signal, dispatcher });
+        } catch (e) {
+          throw networkError(e, url.href, req.signal);
+        }
+        const location = res.headers.get("location");
+        if (!REDIRECT_STATUSES.has(res.status) || !location) {
+          let text: string;
+          try {
+            text = await res.text();
+          } catch (e) {
+            throw networkError(e, url.href, req.signal);
+          }
+          return { status: res.status, url: url.href, headers: res.headers as unknown as Headers, text };
+        }
+        await res.body?.cancel();
+        if (hop >= maxRedirects) throw new SluiceError("unprocessable", `too many redirects (more than ${maxRedirects})`);
+        const next = checkUrl(new URL(location, url).href);
+        if (next.origin !== url.origin) {
+          // credentials are not carried to another origin
+          for (const name of Object.keys(headers)) if (/^(authorization|cookie)$/i.test(name)) delete headers[name];
+        }
+        if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === "POST")) {
+          method = "GET";
+          body = undefined;
+        }
+        url = next;
+      }
+    },
+  };
+}
+
+let sharedClient: HttpClient | undefined;
+/** The default client (system DNS), created on first use. */
+export function defaultHttpClient(): HttpClient {
+  sharedClient ??= createHttpClient();
+  return sharedClient;
+}

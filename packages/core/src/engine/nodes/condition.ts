@@ -1,0 +1,75 @@
+import { EMPTY_DATASET, type DataSet } from "../dataset.js";
+import { compileExpression } from "../expression.js";
+import { defineNodeType } from "../node-type.js";
+import { conditionConfig } from "./config-schemas.js";
+
+const DEFAULT_SAMPLE_ROWS = 1000;
+
+type Aggregates = Record<"sum" | "min" | "max" | "avg" | "count", Record<string, number | null>>;
+
+const numeric = (v: unknown): number | undefined => {
+  if (typeof v === "number" && Number.isFinite(v)) return v;
+  if (typeof v === "bigint") return Number(v);
+  if (typeof v === "string" && v.trim() !== "" && Number.isFinite(Number(v))) return Number(v);
+  return undefined;
+};
+
+/** Per-column aggregates over numeric values; `count.x` counts non-null values. */
+export function columnAggregates(data: DataSet): Aggregates {
+  const agg: Aggregates = { sum: {}, min: {}, max: {}, avg: {}, count: {} };
+  const columns = new Set([...data.columns, ...data.rows.flatMap((r) => Object.keys(r))]);
+  for (const c of columns) {
+    let count = 0;
+    let n = 0;
+    let sum = 0;
+    let min = Infinity;
+    let max = -Infinity;
+    for (const row of data.rows) {
+      const v = row[c];
+      if (v === null || v === undefined) continue;
+      count++;
+      const x = numeric(v);
+      if (x === undefined) continue;
+      n++;
+      sum += x;
+      if (x < min) min = x;
+      if (x > max) max = x;
+    }
+    agg.count[c] = count;
+    agg.sum[c] = n ? sum : null;
+    agg.min[c] = n ? min : null;
+    agg.max[c] = n ? max : null;
+    agg.avg[c] = n ? sum / n : null;
+  }
+  return agg;
+}
+
+/**
+ * `condition`: evaluates `expression` over its input with the safe evaluator. Variables: `row_count`, `columns`,
+ * `rows` (the first `sample_rows`, default 1000), `first` (first row), `sum.x`, `min.x`, `max.x`, `avg.x`,
+ * `count.x`, `params`. False → every downstream node is skipped; the run still succeeds.
+ */
+export const conditionNode = defineNodeType({
+  type: "condition",
+  configSchema: conditionConfig,
+  async run(ctx, config, inputs) {
+    const input = inputs[0] ?? EMPTY_DATASET;
+    const evaluate = compileExpression(config.expression);
+    const value = evaluate({
+      row_count: input.rows.length,
+      columns: input.columns,
+      rows: input.rows.slice(0, config.sample_rows ?? DEFAULT_SAMPLE_ROWS),
+      first: input.rows[0] ?? null,
+      params: ctx.params,
+      ...columnAggregates(input),
+    });
+    const passed = Boolean(value);
+    ctx.log(
+      "info",
+      passed
+        ? `condition "${config.expression}" is true: downstream nodes run`
+        : `condition "${config.expression}" is false: downstream nodes are skipped`,
+    );
+    return { output: input, skipDownstream: !passed };
+  },
+});

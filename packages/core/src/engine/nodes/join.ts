@@ -1,0 +1,69 @@
+import { SluiceError } from "../../errors.js";
+import type { Row } from "../dataset.js";
+import { defineNodeType } from "../node-type.js";
+import { joinConfig } from "./config-schemas.js";
+
+const list = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+const keyOf = (row: Row, columns: readonly string[]) => {
+  const values = columns.map((c) => row[c]);
+  // SQL semantics: a null key never matches
+  return values.some((v) => v === null || v === undefined) ? null : JSON.stringify(values);
+};
+
+/**
+ * `join`: hash join of two inputs (edge order: left, right) on one or several key columns. Key columns appear once
+ * (named as on the left); other columns whose names clash are prefixed with their upstream node id (`orders.amount`).
+ */
+export const joinNode = defineNodeType({
+  type: "join",
+  configSchema: joinConfig,
+  async run(ctx, config, inputs) {
+    if (inputs.length !== 2) throw new SluiceError("invalid", `join needs exactly two inputs, got ${inputs.length}`);
+    const [left, right] = inputs as [(typeof inputs)[0], (typeof inputs)[0]];
+    const leftOn = list(config.left_on ?? config.on);
+    const rightOn = list(config.right_on ?? config.on);
+    if (leftOn.length !== rightOn.length) throw new SluiceError("invalid", "left_on and right_on must name the same number of columns");
+    const how = config.how ?? "inner";
+    const [leftId, rightId] = [ctx.inputIds[0] ?? "left", ctx.inputIds[1] ?? "right"];
+
+    const rightKeys = new Set(rightOn);
+    const leftRest = left.columns.filter((c) => !leftOn.includes(c));
+    const rightRest = right.columns.filter((c) => !rightKeys.has(c));
+    const clash = new Set(leftRest.filter((c) => rightRest.includes(c)));
+    const leftName = (c: string) => (clash.has(c) ? `${leftId}.${c}` : c);
+    const rightName = (c: string) => (clash.has(c) ? `${rightId}.${c}` : c);
+    const columns = [...leftOn, ...leftRest.map(leftName), ...rightRest.map(rightName)];
+
+    const build = (l: Row | null, r: Row | null): Row => {
+      const out: Row = {};
+      leftOn.forEach((c, i) => (out[c] = l ? (l[c] ?? null) : (r?.[rightOn[i]!] ?? null)));
+      for (const c of leftRest) out[leftName(c)] = l ? (l[c] ?? null) : null;
+      for (const c of rightRest) out[rightName(c)] = r ? (r[c] ?? null) : null;
+      return out;
+    };
+
+    const index = new Map<string, number[]>();
+    right.rows.forEach((r, i) => {
+      const k = keyOf(r, rightOn);
+      if (k === null) return;
+      const hits = index.get(k);
+      if (hits) hits.push(i);
+      else index.set(k, [i]);
+    });
+    const matchedRight = new Set<number>();
+    const rows: Row[] = [];
+    for (const l of left.rows) {
+      const k = keyOf(l, leftOn);
+      const hits = k === null ? undefined : index.get(k);
+      if (hits) {
+        for (const i of hits) {
+          matchedRight.add(i);
+          rows.push(build(l, right.rows[i]!));
+        }
+      } else if (how === "left" || how === "full") rows.push(build(l, null));
+    }
+    if (how === "right" || how === "full") right.rows.forEach((r, i) => matchedRight.has(i) || rows.push(build(null, r)));
+    ctx.log("info", `${how} join on ${leftOn.join(", ")}: ${left.rows.length} × ${right.rows.length} rows → ${rows.length}`);
+    return { output: { columns, rows } };
+  },
+});

@@ -1,0 +1,46 @@
+import { dataSetFromRows, EMPTY_DATASET } from "../dataset.js";
+import { describeUrl } from "../http/http-client.js";
+import { nodeRequestSignal, resolveHttpTarget, sendChecked } from "../http/http-target.js";
+import { defineNodeType, type NodeContext } from "../node-type.js";
+import { notifyConfig } from "./config-schemas.js";
+
+const DEFAULT_MESSAGE = "Pipeline {{pipeline}} run {{run_id}}: {{row_count}} rows";
+
+/** Run facts a message may name as `{{key}}` (after `${...}` placeholders are rendered). */
+function runFacts(ctx: NodeContext, rowCount: number): Record<string, string> {
+  return {
+    pipeline: ctx.pipelineName,
+    pipeline_id: ctx.pipelineId,
+    run_id: ctx.runId,
+    node_id: ctx.node.id,
+    row_count: String(rowCount),
+  };
+}
+
+function fillFacts(text: string, facts: Record<string, string>): string {
+  return text.replace(/\{\{\s*([a-z_]+)\s*\}\}/g, (whole, key: string) => (Object.hasOwn(facts, key) ? facts[key]! : whole));
+}
+
+/**
+ * `notify`: posts a message to a webhook (`{text, pipeline_id, pipeline, run_id, node_id, row_count}`) or a
+ * Slack-compatible endpoint (`{text}`), then passes its input through.
+ */
+export const notifyNode = defineNodeType({
+  type: "notify",
+  configSchema: notifyConfig,
+  async run(ctx, config, inputs) {
+    const rowCount = inputs.reduce((n, d) => n + d.rows.length, 0);
+    const output = inputs.length <= 1 ? (inputs[0] ?? EMPTY_DATASET) : dataSetFromRows(inputs.flatMap((d) => d.rows));
+    const facts = runFacts(ctx, rowCount);
+    const text = fillFacts(await ctx.render(config.message ?? DEFAULT_MESSAGE), facts);
+    const format = config.format ?? config.type ?? "webhook";
+    const payload =
+      format === "slack"
+        ? { text }
+        : { text, pipeline_id: ctx.pipelineId, pipeline: ctx.pipelineName, run_id: ctx.runId, node_id: ctx.node.id, row_count: rowCount };
+    const target = await resolveHttpTarget(ctx, config, "POST");
+    await sendChecked(ctx, target, JSON.stringify(payload), nodeRequestSignal(ctx));
+    ctx.log("info", `sent ${format} notification to ${describeUrl(target.url)}`);
+    return { output, rowCount };
+  },
+});

@@ -1,0 +1,139 @@
+import { SluiceError } from "../../errors.js";
+import type { Row } from "../dataset.js";
+import { defineNodeType } from "../node-type.js";
+import { qualityConfig } from "./config-schemas.js";
+
+type Check = (typeof qualityConfig)["_zod"]["output"]["checks"][number];
+
+const isNull = (v: unknown) => v === null || v === undefined || v === "";
+const num = (v: unknown) => (typeof v === "number" ? v : Number(v));
+const cmp = (a: unknown, b: unknown) => (typeof b === "number" ? num(a) - b : String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0);
+
+function typeMatches(value: unknown, expected: string): boolean {
+  switch (expected) {
+    case "number":
+      return typeof value === "number" ? Number.isFinite(value) : value !== "" && Number.isFinite(Number(value));
+    case "integer":
+      return Number.isInteger(typeof value === "number" ? value : Number(value));
+    case "string":
+      return typeof value === "string";
+    case "boolean":
+      return typeof value === "boolean" || value === 0 || value === 1;
+    case "date":
+      return !Number.isNaN(new Date(String(value)).getTime());
+    default:
+      return true;
+  }
+}
+
+/** Runs one check: the indexes of the rows that fail it (row-level checks), or a table-level failure message. */
+function runCheck(check: Check, rows: Row[], now: Date): { bad: Set<number>; tableError?: string } {
+  const bad = new Set<number>();
+  const column = check.column;
+  const need = () => {
+    if (!column) throw new SluiceError("invalid", `${check.type} check needs a column`);
+    return column;
+  };
+  switch (check.type) {
+    case "not_null": {
+      const cols = check.columns ?? [need()];
+      rows.forEach((r, i) => cols.some((c) => isNull(r[c])) && bad.add(i));
+      break;
+    }
+    case "unique": {
+      const cols = check.columns ?? [need()];
+      const seen = new Map<string, number>();
+      rows.forEach((r, i) => {
+        const k = JSON.stringify(cols.map((c) => r[c] ?? null));
+        if (seen.has(k)) bad.add(i);
+        else seen.set(k, i);
+      });
+      break;
+    }
+    case "min":
+    case "max":
+    case "range": {
+      const c = need();
+      rows.forEach((r, i) => {
+        const v = r[c];
+        if (isNull(v)) return;
+        if ((check.type === "min" || check.type === "range") && check.min !== undefined && cmp(v, check.min) < 0) bad.add(i);
+        if ((check.type === "max" || check.type === "range") && check.max !== undefined && cmp(v, check.max) > 0) bad.add(i);
+      });
+      break;
+    }
+    case "regex": {
+      const c = need();
+      if (!check.pattern) throw new SluiceError("invalid", "regex check needs a pattern");
+      const re = new RegExp(check.pattern);
+      rows.forEach((r, i) => !isNull(r[c]) && !re.test(String(r[c])) && bad.add(i));
+      break;
+    }
+    case "accepted_values": {
+      const c = need();
+      const allowed = new Set((check.values ?? []).map((v) => JSON.stringify(v)));
+      rows.forEach((r, i) => !isNull(r[c]) && !allowed.has(JSON.stringify(r[c])) && bad.add(i));
+      break;
+    }
+    case "type_check": {
+      const c = need();
+      const expected = check.expected_type ?? "string";
+      rows.forEach((r, i) => !isNull(r[c]) && !typeMatches(r[c], expected) && bad.add(i));
+      break;
+    }
+    case "row_count": {
+      const n = rows.length;
+      if (check.min !== undefined && n < num(check.min)) return { bad, tableError: `row_count ${n} < min ${check.min}` };
+      if (check.max !== undefined && n > num(check.max)) return { bad, tableError: `row_count ${n} > max ${check.max}` };
+      break;
+    }
+    case "freshness": {
+      const c = need();
+      const maxAgeMs = (check.max_age_hours ?? 24) * 3_600_000;
+      const newest = Math.max(...rows.map((r) => new Date(String(r[c])).getTime()).filter((t) => !Number.isNaN(t)));
+      if (!Number.isFinite(newest) || now.getTime() - newest > maxAgeMs) {
+        return { bad, tableError: `freshness: newest ${c} is older than ${check.max_age_hours ?? 24} h` };
+      }
+      break;
+    }
+  }
+  return { bad };
+}
+
+const describe = (check: Check) => `${check.type}${check.column ? `(${check.column})` : check.columns ? `(${check.columns.join(",")})` : ""}`;
+
+/**
+ * `quality`: data checks over the input. `on_failure`: `block` (default) fails the node naming the failed checks;
+ * `warn` logs them and passes every row on; `dlq` sends the failing rows to the dead-letter queue and passes the rest.
+ */
+export const qualityNode = defineNodeType({
+  type: "quality",
+  configSchema: qualityConfig,
+  async run(ctx, config, inputs) {
+    const input = inputs[0] ?? { columns: [], rows: [] };
+    const failed: string[] = [];
+    const badRows = new Set<number>();
+    const now = new Date();
+    for (const check of config.checks) {
+      const { bad, tableError } = runCheck(check, input.rows, now);
+      if (tableError) failed.push(tableError);
+      if (bad.size) failed.push(`${describe(check)}: ${bad.size} row(s) failed`);
+      for (const i of bad) badRows.add(i);
+    }
+    if (failed.length === 0) {
+      ctx.log("info", `quality: ${config.checks.length} checks passed on ${input.rows.length} rows`);
+      return { output: input };
+    }
+    const summary = `quality checks failed: ${failed.join("; ")}`;
+    const mode = config.on_failure ?? "block";
+    if (mode === "block") throw new SluiceError("unprocessable", summary);
+    if (mode === "warn") {
+      ctx.log("warning", summary);
+      return { output: input };
+    }
+    const rejected = input.rows.filter((_, i) => badRows.has(i));
+    if (rejected.length) await ctx.deadLetter(rejected, summary);
+    ctx.log("warning", `${summary}; ${rejected.length} row(s) sent to the dead-letter queue`);
+    return { output: { columns: input.columns, rows: input.rows.filter((_, i) => !badRows.has(i)) } };
+  },
+});

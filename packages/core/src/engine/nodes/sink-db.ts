@@ -1,0 +1,162 @@
+import type { Database as SqliteDatabase } from "better-sqlite3";
+import type { PoolClient } from "pg";
+import type { Knex } from "knex";
+import { SluiceError } from "../../errors.js";
+import { driverErrorMessage, withNodeDatabase, type DbDialect } from "../db/database.js";
+import type { DataSet, Row } from "../dataset.js";
+import { defineNodeType } from "../node-type.js";
+import { sinkDbConfig } from "./config-schemas.js";
+
+const MAX_BINDINGS = 60_000;
+/** SQLite caps a compound SELECT (knex's multi-row insert there) at 500 terms. */
+const SQLITE_MAX_ROWS = 500;
+const list = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+
+/** Values the drivers can bind: objects and arrays as JSON text. */
+const cell = (v: unknown) => (v === undefined ? null : v !== null && typeof v === "object" && !(v instanceof Date) && !Buffer.isBuffer(v) ? JSON.stringify(v) : v);
+
+type ColumnKind = "integer" | "float" | "boolean" | "text";
+
+/** The narrowest column type that holds every non-null value of the column. */
+function columnKind(rows: readonly Row[], column: string): ColumnKind {
+  let kind: ColumnKind | null = null;
+  for (const row of rows) {
+    const v = row[column];
+    if (v === null || v === undefined) continue;
+    const k: ColumnKind =
+      typeof v === "bigint" || (typeof v === "number" && Number.isInteger(v)) ? "integer" : typeof v === "number" ? "float" : typeof v === "boolean" ? "boolean" : "text";
+    if (kind === null || kind === k) kind = k;
+    else if ((kind === "integer" && k === "float") || (kind === "float" && k === "integer")) kind = "float";
+    else return "text";
+  }
+  return kind ?? "text";
+}
+
+/** Creates the table from the data's columns, typed from all their values; key columns get a unique key. */
+async function createTable(knex: Knex, table: string, data: DataSet, keys: string[], dialect: DbDialect): Promise<void> {
+  await knex.schema.createTable(table, (t) => {
+    for (const column of data.columns) {
+      const isKey = keys.includes(column);
+      const kind = columnKind(data.rows, column);
+      if (kind === "integer") t.bigInteger(column);
+      else if (kind === "float") t.double(column);
+      else if (kind === "boolean") t.boolean(column);
+      else if (isKey || dialect === "mysql") t.string(column, isKey ? 255 : 1024).nullable();
+      else t.text(column);
+    }
+    if (keys.length) t.unique(keys);
+  });
+}
+
+const quoteIdent = (name: string) => name.split(".").map((part) => `"${part.replace(/"/g, '""')}"`).join(".");
+
+/** A multi-row INSERT (with ON CONFLICT … DO UPDATE for upserts) in PostgreSQL/SQLite syntax. */
+function insertSql(dialect: "postgres" | "sqlite", table: string, columns: string[], rowCount: number, keys: string[] | null): string {
+  let n = 0;
+  const placeholder = () => (dialect === "postgres" ? `$${++n}` : "?");
+  const tuples = Array.from({ length: rowCount }, () => `(${columns.map(placeholder).join(",")})`).join(",");
+  let sql = `insert into ${quoteIdent(table)} (${columns.map(quoteIdent).join(",")}) values ${tuples}`;
+  if (keys) {
+    const rest = columns.filter((c) => !keys.includes(c));
+    sql += ` on conflict (${keys.map(quoteIdent).join(",")}) ` + (rest.length ? `do update set ${rest.map((c) => `${quoteIdent(c)} = excluded.${quoteIdent(c)}`).join(",")}` : "do nothing");
+  }
+  return sql;
+}
+
+const rowValues = (rows: readonly Row[], columns: string[], dialect: "postgres" | "sqlite") =>
+  rows.flatMap((r) => columns.map((c) => {
+    const v = cell(r[c]);
+    return dialect === "sqlite" && typeof v === "boolean" ? (v ? 1 : 0) : v;
+  }));
+
+/**
+ * Writes with the driver directly (knex builds large multi-row inserts slowly): prepared multi-row INSERTs inside
+ * one transaction on the node's single connection.
+ */
+async function writeDirect(knex: Knex, dialect: "postgres" | "sqlite", table: string, data: DataSet, keys: string[] | null, perBatch: number, signal: AbortSignal): Promise<number> {
+  const connection = (await knex.client.acquireConnection()) as unknown;
+  try {
+    if (dialect === "sqlite") {
+      const sqlite = connection as SqliteDatabase;
+      const full = sqlite.prepare(insertSql("sqlite", table, data.columns, perBatch, keys));
+      sqlite.transaction(() => {
+        for (let i = 0; i < data.rows.length; i += perBatch) {
+          const chunk = data.rows.slice(i, i + perBatch);
+          const statement = chunk.length === perBatch ? full : sqlite.prepare(insertSql("sqlite", table, data.columns, chunk.length, keys));
+          statement.run(rowValues(chunk, data.columns, "sqlite"));
+        }
+      })();
+      return data.rows.length;
+    }
+    const client = connection as PoolClient;
+    await client.query("begin");
+    try {
+      for (let i = 0; i < data.rows.length; i += perBatch) {
+        if (signal.aborted) throw new SluiceError("unprocessable", "the write was cancelled");
+        const chunk = data.rows.slice(i, i + perBatch);
+        await client.query({ text: insertSql("postgres", table, data.columns, chunk.length, keys), values: rowValues(chunk, data.columns, "postgres") });
+      }
+      await client.query("commit");
+    } catch (e) {
+      await client.query("rollback").catch(() => undefined);
+      throw e;
+    }
+    return data.rows.length;
+  } finally {
+    await knex.client.releaseConnection(connection);
+  }
+}
+
+/**
+ * `sink_db`: writes its input into `table` — `insert`, or `upsert` on `conflict_key` (one column or several) with each
+ * dialect's native upsert (ON CONFLICT … DO UPDATE, ON DUPLICATE KEY UPDATE). Creates the table when missing (with a
+ * unique key on conflict_key). All batches go in one transaction: a failure writes nothing. Passes its input on.
+ */
+export const sinkDbNode = defineNodeType({
+  type: "sink_db",
+  configSchema: sinkDbConfig,
+  async run(ctx, config, inputs) {
+    const data = inputs[0] ?? { columns: [], rows: [] };
+    const conn = await ctx.connection(config.conn_id);
+    const table = await ctx.render(config.table);
+    const mode = config.mode ?? "insert";
+    const keys = list(config.conflict_key);
+    const missingKeys = keys.filter((k) => !data.columns.includes(k));
+    if (mode === "upsert" && missingKeys.length && data.rows.length) {
+      throw new SluiceError("invalid", `conflict_key column(s) ${missingKeys.join(", ")} are not in the input`);
+    }
+    const written = await withNodeDatabase(conn, ctx.signal, async (db) => {
+      if (!(await db.knex.schema.hasTable(table))) {
+        if (data.columns.length === 0) return 0;
+        await createTable(db.knex, table, data, mode === "upsert" ? keys : [], db.dialect);
+        ctx.log("info", `created table ${table}`);
+      }
+      if (data.rows.length === 0) return 0;
+      const cap = db.dialect === "sqlite" ? SQLITE_MAX_ROWS : Number.POSITIVE_INFINITY;
+      const perBatch = Math.max(1, Math.min(config.batch_size ?? 1000, cap, Math.floor(MAX_BINDINGS / Math.max(1, data.columns.length))));
+      let count = 0;
+      const write = async () => {
+        if (db.dialect === "mysql") {
+          await db.knex.transaction(async (trx) => {
+            for (let i = 0; i < data.rows.length; i += perBatch) {
+              if (ctx.signal.aborted) throw new SluiceError("unprocessable", "the write was cancelled");
+              const batch = data.rows.slice(i, i + perBatch).map((r: Row) => Object.fromEntries(data.columns.map((c) => [c, cell(r[c])])));
+              const insert = trx(table).insert(batch);
+              if (mode === "upsert") await insert.onConflict(keys).merge();
+              else await insert;
+              count += batch.length;
+            }
+          });
+        } else {
+          count = await writeDirect(db.knex, db.dialect, table, data, mode === "upsert" ? keys : null, perBatch, ctx.signal);
+        }
+      };
+      await write().catch((e: unknown) => {
+        throw e instanceof SluiceError ? e : new SluiceError("unprocessable", `writing to ${table} failed (nothing was written): ${driverErrorMessage(e)}`);
+      });
+      return count;
+    });
+    ctx.log("info", `${mode === "upsert" ? "upserted" : "inserted"} ${written} rows into ${table} on ${conn.conn_id}`);
+    return { output: data, rowCount: written };
+  },
+});

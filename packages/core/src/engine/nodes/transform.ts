@@ -1,0 +1,220 @@
+import { SluiceError } from "../../errors.js";
+import type { DataSet, Row } from "../dataset.js";
+import { compileExpression } from "../expression.js";
+import { defineNodeType } from "../node-type.js";
+import { transformConfig } from "./config-schemas.js";
+import type { TransformRule } from "./transform-rules.js";
+
+const list = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+const isNull = (v: unknown) => v === null || v === undefined;
+
+function castValue(value: unknown, to: string): unknown {
+  if (isNull(value) || value === "") return null;
+  switch (to) {
+    case "int":
+    case "integer": {
+      const n = Number(value);
+      return Number.isFinite(n) ? Math.trunc(n) : null;
+    }
+    case "float":
+    case "number": {
+      const n = Number(value);
+      return Number.isFinite(n) ? n : null;
+    }
+    case "string":
+    case "text":
+      return typeof value === "object" ? JSON.stringify(value) : String(value);
+    case "bool":
+    case "boolean":
+      if (typeof value === "string") return ["true", "1", "yes", "y", "t"].includes(value.trim().toLowerCase());
+      return Boolean(value);
+    case "date":
+    case "datetime": {
+      const d = value instanceof Date ? value : new Date(String(value));
+      if (Number.isNaN(d.getTime())) return null;
+      return to === "date" ? d.toISOString().slice(0, 10) : d.toISOString();
+    }
+    default:
+      return value;
+  }
+}
+
+function applyFunction(value: unknown, fn: string, digits = 0): unknown {
+  if (isNull(value)) return value;
+  switch (fn) {
+    case "upper":
+      return String(value).toUpperCase();
+    case "lower":
+      return String(value).toLowerCase();
+    case "trim":
+      return String(value).trim();
+    case "length":
+      return String(value).length;
+    case "string":
+      return String(value);
+    case "number":
+      return Number(value);
+    case "round": {
+      const f = 10 ** digits;
+      return Math.round(Number(value) * f) / f;
+    }
+    case "abs":
+      return Math.abs(Number(value));
+    case "floor":
+      return Math.floor(Number(value));
+    case "ceil":
+      return Math.ceil(Number(value));
+    default:
+      return value;
+  }
+}
+
+const compare = (a: unknown, b: unknown): number => {
+  if (isNull(a) && isNull(b)) return 0;
+  if (isNull(a)) return 1; // nulls last
+  if (isNull(b)) return -1;
+  if (typeof a === "number" && typeof b === "number") return a - b;
+  return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
+};
+
+/** A key that tells rows apart by the given columns (values of any type). */
+const keyOf = (row: Row, columns: readonly string[]) => JSON.stringify(columns.map((c) => row[c] ?? null));
+
+function aggregate(data: DataSet, rule: Extract<TransformRule, { type: "aggregate" }>): DataSet {
+  const groups = new Map<string, { first: Row; rows: Row[] }>();
+  for (const row of data.rows) {
+    const key = keyOf(row, rule.group_by);
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { first: row, rows: [] }));
+    g.rows.push(row);
+  }
+  const names = rule.aggregations.map((a) => a.as ?? (a.column ? `${a.function}_${a.column}` : a.function));
+  const rows = [...groups.values()].map(({ first, rows: members }) => {
+    const out: Row = {};
+    for (const c of rule.group_by) out[c] = first[c] ?? null;
+    rule.aggregations.forEach((a, i) => {
+      const values = a.column ? members.map((r) => r[a.column!]).filter((v) => !isNull(v)) : members;
+      const nums = () => values.map(Number).filter((n) => Number.isFinite(n));
+      let result: unknown = null;
+      if (a.function === "count") result = values.length;
+      else if (a.function === "sum") result = nums().reduce((s, n) => s + n, 0);
+      else if (a.function === "avg") result = nums().length ? nums().reduce((s, n) => s + n, 0) / nums().length : null;
+      else if (values.length) result = [...values].sort(compare)[a.function === "min" ? 0 : values.length - 1];
+      out[names[i]!] = result;
+    });
+    return out;
+  });
+  return { columns: [...rule.group_by, ...names], rows };
+}
+
+/** Applies one rule to a data set (new arrays; input rows are not mutated). */
+export function applyRule(data: DataSet, rule: TransformRule, params: Readonly<Record<string, string>>): DataSet {
+  const { columns, rows } = data;
+  switch (rule.type) {
+    case "rename": {
+      const m = rule.mapping;
+      const rename = (c: string) => (Object.hasOwn(m, c) ? m[c]! : c);
+      return { columns: columns.map(rename), rows: rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [rename(k), v]))) };
+    }
+    case "select": {
+      const missing = rule.columns.filter((c) => !columns.includes(c));
+      if (missing.length && rows.length) throw new SluiceError("invalid", `select: unknown column(s) ${missing.join(", ")}`);
+      return { columns: [...rule.columns], rows: rows.map((r) => Object.fromEntries(rule.columns.map((c) => [c, r[c] ?? null]))) };
+    }
+    case "drop": {
+      const drop = new Set(rule.columns);
+      return {
+        columns: columns.filter((c) => !drop.has(c)),
+        rows: rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => !drop.has(k)))),
+      };
+    }
+    case "add_column": {
+      const fn = compileExpression(rule.expression);
+      return {
+        columns: columns.includes(rule.name) ? columns : [...columns, rule.name],
+        rows: rows.map((r) => ({ ...r, [rule.name]: fn({ ...r, row: r, params }) ?? null })),
+      };
+    }
+    case "filter": {
+      const fn = compileExpression(rule.expression);
+      return { columns, rows: rows.filter((r) => Boolean(fn({ ...r, row: r, params }))) };
+    }
+    case "cast": {
+      const targets = [...list(rule.columns), ...list(rule.column)];
+      if (!targets.length) throw new SluiceError("invalid", "cast needs column or columns");
+      return { columns, rows: rows.map((r) => ({ ...r, ...Object.fromEntries(targets.map((c) => [c, castValue(r[c], rule.to)])) })) };
+    }
+    case "fill_null": {
+      const targets = [...list(rule.columns), ...list(rule.column)];
+      const all = targets.length ? targets : columns;
+      return { columns, rows: rows.map((r) => ({ ...r, ...Object.fromEntries(all.filter((c) => isNull(r[c])).map((c) => [c, rule.value])) })) };
+    }
+    case "replace": {
+      const { column, values, search, replacement } = rule;
+      return {
+        columns,
+        rows: rows.map((r) => {
+          const v = r[column];
+          if (values && !isNull(v) && Object.hasOwn(values, String(v))) return { ...r, [column]: values[String(v)] };
+          if (search !== undefined && typeof v === "string") return { ...r, [column]: v.split(search).join(replacement ?? "") };
+          return r;
+        }),
+      };
+    }
+    case "apply_function": {
+      const target = rule.target ?? rule.column;
+      return {
+        columns: columns.includes(target) ? columns : [...columns, target],
+        rows: rows.map((r) => ({ ...r, [target]: applyFunction(r[rule.column], rule.function, rule.digits) })),
+      };
+    }
+    case "sort": {
+      const by = [...list(rule.columns), ...list(rule.by)];
+      if (!by.length) throw new SluiceError("invalid", "sort needs columns (or by)");
+      const sign = rule.descending || rule.order === "desc" ? -1 : 1;
+      const sorted = [...rows].sort((a, b) => {
+        for (const c of by) {
+          const d = compare(a[c], b[c]);
+          if (d !== 0) return isNull(a[c]) || isNull(b[c]) ? d : d * sign;
+        }
+        return 0;
+      });
+      return { columns, rows: sorted };
+    }
+    case "deduplicate": {
+      const keyCols = rule.columns ?? columns;
+      const seen = new Set<string>();
+      const out: Row[] = [];
+      for (const r of rows) {
+        const k = keyOf(r, keyCols.length ? keyCols : Object.keys(r));
+        if (seen.has(k)) continue;
+        seen.add(k);
+        out.push(r);
+      }
+      return { columns, rows: out };
+    }
+    case "aggregate":
+      return aggregate(data, rule);
+    case "limit":
+      return { columns, rows: rows.slice(0, rule.count) };
+  }
+}
+
+/** `transform`: the rules, in order, over the (first) input. */
+export const transformNode = defineNodeType({
+  type: "transform",
+  configSchema: transformConfig,
+  async run(ctx, config, inputs) {
+    let data: DataSet = inputs[0] ?? { columns: [], rows: [] };
+    const before = data.rows.length;
+    config.rules.forEach((rule, i) => {
+      try {
+        data = applyRule(data, rule, ctx.params);
+      } catch (e) {
+        throw new SluiceError("invalid", `rule ${i + 1} (${rule.type}): ${(e as Error).message}`);
+      }
+    });
+    ctx.log("info", `transform: ${config.rules.length} rules, ${before} rows in, ${data.rows.length} rows out`);
+    return { output: data };
+  },
+});

@@ -1,0 +1,33 @@
+import type { DataSet, Row } from "../dataset.js";
+import { defineNodeType } from "../node-type.js";
+import { unionConfig } from "./config-schemas.js";
+
+/** Concatenates data sets; columns are matched by name (missing ones null), ordered by first appearance. */
+export function unionDataSets(inputs: readonly DataSet[]): DataSet {
+  const seen = new Set<string>();
+  for (const input of inputs) {
+    for (const c of input.columns) seen.add(c);
+    for (const row of input.rows) for (const c of Object.keys(row)) seen.add(c);
+  }
+  const columns = [...seen];
+  const rows: Row[] = [];
+  for (const input of inputs) {
+    for (const row of input.rows) {
+      const out: Row = {};
+      for (const c of columns) out[c] = Object.hasOwn(row, c) ? row[c] : null;
+      rows.push(out);
+    }
+  }
+  return { columns, rows };
+}
+
+/** `union`: all inputs, one after the other, in edge order. */
+export const unionNode = defineNodeType({
+  type: "union",
+  configSchema: unionConfig,
+  async run(ctx, _config, inputs) {
+    const output = unionDataSets(inputs);
+    ctx.log("info", `union of ${inputs.length} inputs: ${output.rows.length} rows, ${output.columns.length} columns`);
+    return { output };
+  },
+});

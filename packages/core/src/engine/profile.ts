@@ -1,0 +1,72 @@
+import type { ColumnProfile, NodeProfile } from "../model/run.js";
+import type { DataSet } from "./dataset.js";
+
+export type { ColumnProfile, NodeProfile };
+
+function typeOf(v: unknown): string {
+  if (v === null || v === undefined) return "null";
+  if (typeof v === "number") return Number.isInteger(v) ? "integer" : "number";
+  if (typeof v === "bigint") return "integer";
+  if (v instanceof Date) return "date";
+  if (Array.isArray(v)) return "array";
+  return typeof v;
+}
+
+const comparable = (v: unknown): v is number | string => typeof v === "number" || typeof v === "string";
+
+/**
+ * Profiles already computed per data set: nodes that pass their input through (sinks, quality without failures,
+ * notify) hand on the very same DataSet object, so its profile is computed once.
+ */
+const computed = new WeakMap<DataSet, NodeProfile>();
+
+/** Profile of a node's whole output: per column type, nulls, distinct values, min/max and the numeric mean. */
+export function profileDataSet(nodeId: string, data: DataSet): NodeProfile {
+  const known = computed.get(data);
+  if (known && known.row_count === data.rows.length) return { ...known, node_id: nodeId };
+  const profile = computeProfile(nodeId, data);
+  computed.set(data, profile);
+  return profile;
+}
+
+function computeProfile(nodeId: string, data: DataSet): NodeProfile {
+  const total = data.rows.length;
+  const columns = data.columns.map((name): ColumnProfile => {
+    let nulls = 0;
+    let sum = 0;
+    let numeric = 0;
+    let min: number | string | undefined;
+    let max: number | string | undefined;
+    const distinct = new Set<unknown>();
+    const types = new Set<string>();
+    for (const row of data.rows) {
+      const v = row[name];
+      if (v === null || v === undefined) {
+        nulls++;
+        continue;
+      }
+      types.add(typeOf(v));
+      distinct.add(typeof v === "object" ? JSON.stringify(v) : v);
+      if (typeof v === "number" && Number.isFinite(v)) {
+        sum += v;
+        numeric++;
+      }
+      if (comparable(v)) {
+        if (min === undefined || (typeof min === typeof v && v < min)) min = v;
+        if (max === undefined || (typeof max === typeof v && v > max)) max = v;
+      }
+    }
+    const type = types.size === 0 ? "null" : types.size === 1 ? [...types][0]! : types.has("number") && types.has("integer") && types.size === 2 ? "number" : "mixed";
+    return {
+      name,
+      type,
+      null_count: nulls,
+      null_pct: total === 0 ? 0 : Math.round((nulls / total) * 10000) / 100,
+      distinct_count: distinct.size,
+      min: min ?? null,
+      max: max ?? null,
+      mean: numeric > 0 ? sum / numeric : null,
+    };
+  });
+  return { node_id: nodeId, row_count: total, columns };
+}

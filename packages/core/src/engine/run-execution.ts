@@ -1,0 +1,363 @@
+import type { SecretsResolver } from "../connectors/resolver.js";
+import type { Clock } from "../clock.js";
+import { buildAdjacency, descendants, topologicalWaves, type Adjacency } from "../dag/graph.js";
+import { SluiceError } from "../errors.js";
+import type { SluiceEvents } from "../events.js";
+import { newId } from "../ids.js";
+import type { Logger } from "../logger.js";
+import type { PipelineNode } from "../model/node.js";
+import type { Pipeline } from "../model/pipeline.js";
+import type { LogLevel, NodeRun, NodeRunStatus, Run, RunStatus } from "../model/run.js";
+import type { RunStore } from "../store/ports.js";
+import { EMPTY_DATASET, type DataSet, type Row } from "./dataset.js";
+import { executionSettings, retryDelayMs } from "./execution-settings.js";
+import { createNodeContext } from "./node-context.js";
+import type { NodeResult, NodeTypeDefinition } from "./node-type.js";
+import { profileDataSet } from "./profile.js";
+import { WriteBuffer } from "./write-buffer.js";
+
+export const PREVIEW_ROWS = 50;
+/** Input rows kept as the DLQ payload of a node that failed for good. */
+export const DLQ_SAMPLE_ROWS = 50;
+export const INTERRUPTED = "interrupted";
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type NodeTypeRegistry = Readonly<Partial<Record<string, NodeTypeDefinition<any>>>>;
+
+export interface RunExecutionDeps {
+  store: RunStore;
+  events: SluiceEvents;
+  clock: Clock;
+  logger: Logger;
+  registry: NodeTypeRegistry;
+  secrets: SecretsResolver;
+  fileRoots: readonly string[];
+  /** Parallelism when the pipeline sets none. */
+  parallelism: number;
+}
+
+class Interrupted extends Error {}
+
+/** Runs the nodes of one claimed run wave by wave and records every state change (DESIGN.md §2, SPEC part 1). */
+export class RunExecution {
+  private cancelled = false;
+  private failed = false;
+  private readonly shutdown = new AbortController();
+  private readonly buffer: WriteBuffer;
+  private readonly nodes: Map<string, PipelineNode>;
+  private readonly adjacency: Adjacency;
+  private readonly state = new Map<string, NodeRunStatus>();
+  private readonly records = new Map<string, NodeRun>();
+  private readonly outputs = new Map<string, DataSet>();
+  private firstError: string | null = null;
+
+  constructor(
+    private readonly deps: RunExecutionDeps,
+    private readonly run: Run,
+    private readonly pipeline: Pipeline,
+  ) {
+    this.buffer = new WriteBuffer(deps.store, (e) => deps.logger.error(`run ${run.id}: writing run state failed: ${(e as Error).message}`));
+    this.nodes = new Map(pipeline.nodes.map((n) => [n.id, n]));
+    this.adjacency = buildAdjacency({ nodeIds: pipeline.nodes.map((n) => n.id), edges: pipeline.edges });
+  }
+
+  /** Cancel: nodes already executing finish, no new node starts. */
+  cancel(): void {
+    this.cancelled = true;
+  }
+
+  /** Process shutdown: aborts executing attempts; the run ends `failed` with error `interrupted` (resumable). */
+  interrupt(): void {
+    this.shutdown.abort(new Interrupted(INTERRUPTED));
+  }
+
+  async execute(): Promise<RunStatus> {
+    const startedMs = Date.now();
+    if (!this.cancelled) this.emitRun("run.started", "running");
+    const waves = topologicalWaves({ nodeIds: this.pipeline.nodes.map((n) => n.id), edges: this.pipeline.edges });
+    if (!waves.ok) return this.finish("failed", startedMs, `the graph has a cycle through nodes: ${waves.cycle.join(", ")}`);
+    await this.prepareNodeRuns();
+    const limit = this.pipeline.parallelism ?? this.deps.parallelism;
+    for (const wave of waves.waves) {
+      const todo = wave.filter((id) => this.state.get(id) === "pending");
+      await runPool(todo, limit, () => !this.cancelled && !this.failed && !this.shutdown.signal.aborted, (id) => this.runNode(id));
+      if (this.cancelled || this.failed || this.shutdown.signal.aborted) break;
+    }
+    if (this.shutdown.signal.aborted) return this.finish("failed", startedMs, INTERRUPTED);
+    if (this.cancelled) return this.finish("cancelled", startedMs, null);
+    if (this.failed) return this.finish("failed", startedMs, this.firstError);
+    return this.finish("success", startedMs, null);
+  }
+
+  /** Node runs of a resumed run keep their ids; succeeded nodes whose output was persisted are not run again. */
+  private async prepareNodeRuns(): Promise<void> {
+    const existing = new Map((await this.deps.store.nodeRuns(this.run.id)).map((nr) => [nr.node_id, nr]));
+    for (const node of this.pipeline.nodes) {
+      const before = existing.get(node.id);
+      if (before?.status === "success") {
+        const data = (await this.deps.store.output(this.run.id, node.id, "output")) as DataSet | null;
+        if (data && Array.isArray(data.rows) && Array.isArray(data.columns)) {
+          this.outputs.set(node.id, data);
+          this.state.set(node.id, "success");
+          this.records.set(node.id, before);
+          this.log("info", `skipped on resume: succeeded before (${data.rows.length} rows reused)`, node.id);
+          continue;
+        }
+      }
+      const record: NodeRun = {
+        id: before?.id ?? newId(),
+        run_id: this.run.id,
+        node_id: node.id,
+        status: "pending",
+        attempt: 0,
+        row_count: 0,
+        duration_ms: 0,
+        started_at: null,
+        finished_at: null,
+        error: null,
+      };
+      this.records.set(node.id, record);
+      this.state.set(node.id, "pending");
+      this.buffer.nodeRun(record);
+    }
+  }
+
+  private async runNode(id: string): Promise<void> {
+    const node = this.nodes.get(id) as PipelineNode;
+    const record = this.records.get(id) as NodeRun;
+    const inputIds = this.adjacency.upstream.get(id) ?? [];
+    const inputs = inputIds.map((up) => this.outputs.get(up) ?? EMPTY_DATASET);
+    const started = Date.now();
+    const startedAt = this.now();
+    Object.assign(record, { status: "running", attempt: 1, started_at: startedAt, finished_at: null, error: null });
+    this.state.set(id, "running");
+    this.buffer.nodeRun(record);
+    this.emitNode("node.started", id, { status: "running" });
+
+    const def = Object.hasOwn(this.deps.registry, node.type) ? this.deps.registry[node.type] : undefined;
+    if (!def) return this.failNode(id, started, inputs, `unknown node type '${node.type}'`);
+    const parsed = def.configSchema.safeParse(node.config ?? {});
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => `${i.path.length > 0 ? `config.${i.path.join(".")}: ` : ""}${i.message}`);
+      return this.failNode(id, started, inputs, `invalid config: ${issues.join("; ")}`);
+    }
+    const settings = executionSettings(node);
+    const attempts = settings.maxRetries + 1;
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      if (attempt > 1) {
+        record.attempt = attempt;
+        this.buffer.nodeRun(record);
+      }
+      this.log("info", `attempt ${attempt}/${attempts} started`, id);
+      try {
+        const result = await this.attempt(def, node, parsed.data, inputs, inputIds, attempt, settings.timeoutMs);
+        return this.succeedNode(id, started, result);
+      } catch (e) {
+        const message = errorMessage(e);
+        if (this.shutdown.signal.aborted) return this.failNode(id, started, inputs, INTERRUPTED, false);
+        if (attempt >= attempts) return this.failNode(id, started, inputs, message);
+        const delay = retryDelayMs(settings.retryDelayS, attempt);
+        this.log("warning", `attempt ${attempt}/${attempts} failed: ${message}; retrying in ${delay / 1000} s`, id);
+        this.emitNode("node.retrying", id, { status: "running", error: message, attempt: attempt + 1 });
+        try {
+          await sleep(delay, this.shutdown.signal);
+        } catch {
+          return this.failNode(id, started, inputs, INTERRUPTED, false);
+        }
+      }
+    }
+  }
+
+  private async attempt(
+    def: NodeTypeDefinition<unknown>,
+    node: PipelineNode,
+    config: unknown,
+    inputs: DataSet[],
+    inputIds: readonly string[],
+    attempt: number,
+    timeoutMs: number,
+  ): Promise<NodeResult> {
+    const controller = new AbortController();
+    const onShutdown = () => controller.abort(this.shutdown.signal.reason);
+    this.shutdown.signal.addEventListener("abort", onShutdown, { once: true });
+    const timer = setTimeout(
+      () => controller.abort(new SluiceError("internal", `timed out after ${timeoutMs / 1000} s (attempt ${attempt})`)),
+      timeoutMs,
+    );
+    const ctx = createNodeContext({
+      runId: this.run.id,
+      pipelineId: this.pipeline.id,
+      pipelineName: this.pipeline.name,
+      node,
+      attempt,
+      signal: controller.signal,
+      timeoutMs,
+      params: this.run.params,
+      inputIds,
+      fileRoots: this.deps.fileRoots,
+      startedAt: this.run.started_at ?? this.run.created_at,
+      secrets: this.deps.secrets,
+      log: (level, message) => this.log(level, message, node.id),
+      deadLetter: (rows, error) => this.deadLetter(node, rows, error),
+    });
+    const aborted = new Promise<never>((_, reject) => {
+      controller.signal.addEventListener("abort", () => reject(controller.signal.reason as Error), { once: true });
+    });
+    try {
+      const result = await Promise.race([def.run(ctx, config, inputs), aborted]);
+      if (!result || !result.output || !Array.isArray(result.output.rows) || !Array.isArray(result.output.columns)) {
+        throw new SluiceError("internal", "the node returned no DataSet");
+      }
+      return result;
+    } finally {
+      clearTimeout(timer);
+      this.shutdown.signal.removeEventListener("abort", onShutdown);
+      aborted.catch(() => undefined);
+    }
+  }
+
+  private succeedNode(id: string, started: number, result: NodeResult): void {
+    const record = this.records.get(id) as NodeRun;
+    const output = result.output;
+    const rowCount = result.rowCount ?? output.rows.length;
+    const duration = Date.now() - started;
+    Object.assign(record, { status: "success", row_count: rowCount, duration_ms: duration, finished_at: this.now(), error: null });
+    this.state.set(id, "success");
+    this.outputs.set(id, output);
+    this.buffer.nodeRun(record);
+    this.buffer.output({ run_id: this.run.id, node_id: id, kind: "preview", data: { node_id: id, columns: output.columns, rows: output.rows.slice(0, PREVIEW_ROWS) } });
+    this.buffer.output({ run_id: this.run.id, node_id: id, kind: "profile", data: profileDataSet(id, output) });
+    this.log("info", `completed: ${rowCount} rows in ${duration} ms`, id);
+    this.emitNode("node.completed", id, { status: "success", row_count: rowCount, duration_ms: duration });
+    if (result.skipDownstream) {
+      for (const down of descendants(this.adjacency, id)) {
+        if (this.state.get(down) !== "pending") continue;
+        const skipped = this.records.get(down) as NodeRun;
+        Object.assign(skipped, { status: "skipped", finished_at: this.now() });
+        this.state.set(down, "skipped");
+        this.buffer.nodeRun(skipped);
+        this.log("info", `skipped: condition '${id}' was false`, down);
+        this.emitNode("node.skipped", down, { status: "skipped" });
+      }
+    }
+  }
+
+  private async failNode(id: string, started: number, inputs: DataSet[], error: string, deadLetter = true): Promise<void> {
+    const record = this.records.get(id) as NodeRun;
+    const duration = Date.now() - started;
+    Object.assign(record, { status: "failed", duration_ms: duration, finished_at: this.now(), error });
+    this.state.set(id, "failed");
+    this.buffer.nodeRun(record);
+    this.failed = true;
+    this.firstError ??= `node '${id}' failed: ${error}`;
+    this.log("error", `failed: ${error}`, id);
+    this.emitNode("node.failed", id, { status: "failed", error, duration_ms: duration });
+    if (deadLetter) {
+      const sample = inputs.flatMap((input) => input.rows.slice(0, DLQ_SAMPLE_ROWS)).slice(0, DLQ_SAMPLE_ROWS);
+      await this.deadLetter(this.nodes.get(id) as PipelineNode, sample, error).catch((e: unknown) =>
+        this.deps.logger.error(`run ${this.run.id}: writing the DLQ entry failed: ${(e as Error).message}`),
+      );
+    }
+  }
+
+  private async deadLetter(node: PipelineNode, rows: Row[], error: string): Promise<void> {
+    await this.deps.store.insertDlq([
+      {
+        id: newId(),
+        pipeline_id: this.pipeline.id,
+        run_id: this.run.id,
+        node_id: node.id,
+        node_name: node.name ?? node.id,
+        error,
+        payload: rows,
+        created_at: this.now(),
+        resolved: false,
+        resolved_at: null,
+      },
+    ]);
+  }
+
+  private async finish(status: RunStatus, startedMs: number, error: string | null): Promise<RunStatus> {
+    for (const [id, state] of this.state) {
+      if (state !== "pending" || status === "failed") continue;
+      const record = this.records.get(id) as NodeRun;
+      Object.assign(record, { status: "cancelled", finished_at: this.now() });
+      this.buffer.nodeRun(record);
+    }
+    if (status === "failed") {
+      // persisted so `resume` can skip these nodes and still feed their data downstream
+      for (const [id, state] of this.state) {
+        const data = this.outputs.get(id);
+        if (state === "success" && data) this.buffer.output({ run_id: this.run.id, node_id: id, kind: "output", data });
+      }
+    }
+    await this.buffer.flush();
+    const duration = Date.now() - startedMs;
+    if (status === "cancelled") return "cancelled"; // the cancel itself moved the run and emitted run.cancelled
+    const finishedAt = this.now();
+    const moved = await this.deps.store.transition(this.run.id, ["running"], status, { error, finished_at: finishedAt, owner: null });
+    if (!moved) return (await this.deps.store.get(this.run.id))?.status ?? status;
+    if (status === "success") {
+      await this.deps.store.deleteOutputs(this.run.id, "output");
+      this.deps.events.emit("run.completed", { ...this.base(), status, duration_ms: duration });
+    } else {
+      this.deps.events.emit("run.failed", { ...this.base(), status, error: error ?? "failed", duration_ms: duration });
+    }
+    return status;
+  }
+
+  private log(level: LogLevel, message: string, nodeId: string | null): void {
+    const timestamp = this.now();
+    this.buffer.log({ run_id: this.run.id, node_id: nodeId, level, message, timestamp });
+    this.deps.events.emit("log", { run_id: this.run.id, pipeline_id: this.pipeline.id, node_id: nodeId, level, message, timestamp });
+  }
+
+  private emitRun(type: "run.started", status: RunStatus): void {
+    this.deps.events.emit(type, { ...this.base(), status });
+  }
+
+  private emitNode<K extends "node.started" | "node.completed" | "node.failed" | "node.retrying" | "node.skipped">(
+    type: K,
+    nodeId: string,
+    fields: Record<string, unknown>,
+  ): void {
+    (this.deps.events.emit as (t: string, e: unknown) => boolean)(type, { ...this.base(), node_id: nodeId, ...fields });
+  }
+
+  private base() {
+    return { run_id: this.run.id, pipeline_id: this.pipeline.id, timestamp: this.now() };
+  }
+
+  private now(): string {
+    return this.deps.clock.now().toISOString();
+  }
+}
+
+function errorMessage(e: unknown): string {
+  if (e instanceof Error) return e.message || e.name;
+  return String(e);
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason as Error);
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason as Error);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** Runs `fn` over `ids` with at most `limit` at once; stops starting new ones when `mayStart()` turns false. */
+async function runPool(ids: readonly string[], limit: number, mayStart: () => boolean, fn: (id: string) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < ids.length && mayStart()) await fn(ids[next++] as string);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, ids.length) }, worker));
+}

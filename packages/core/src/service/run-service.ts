@@ -1,0 +1,258 @@
+import type { z } from "zod";
+import type { Clock } from "../clock.js";
+import { structuralErrors } from "../dag/validate-pipeline.js";
+import { notFound, SluiceError } from "../errors.js";
+import type { SluiceEvents } from "../events.js";
+import type { StreamedEvent } from "../event-journal.js";
+import { newId } from "../ids.js";
+import { dryRunPipeline, type DryRunDeps } from "../engine/dry-run.js";
+import type { Executor } from "../engine/executor.js";
+import { NODE_CONFIG_SCHEMAS } from "../engine/nodes/config-schemas.js";
+import type { NodeTypeRegistry } from "../engine/run-execution.js";
+import type { PaginationQuery, Page } from "../model/common.js";
+import { PER_PAGE_DEFAULT } from "../model/common.js";
+import { DlqQuerySchema, type DlqEntry } from "../model/dlq.js";
+import type { NodeType } from "../model/node.js";
+import type { Pipeline } from "../model/pipeline.js";
+import {
+  BACKFILL_MAX_DATES,
+  BackfillRequestSchema,
+  LogsQuerySchema,
+  TriggerRunRequestSchema,
+  type CalendarDay,
+  type DryRunNodeResult,
+  type LogEntry,
+  type LogLevel,
+  type Run,
+  type RunAccepted,
+  type RunStatus,
+  type RunTrigger,
+  type RunWithNodes,
+} from "../model/run.js";
+import type { NodeProfile } from "../engine/profile.js";
+import type { Store } from "../store/ports.js";
+import { parseInput } from "../validation.js";
+import type { InsightsService } from "./insights-service.js";
+
+export interface RunServiceDeps {
+  store: Store;
+  events: SluiceEvents;
+  clock: Clock;
+  executor: Executor;
+  registry: NodeTypeRegistry;
+  insights: InsightsService;
+  dryRun: DryRunDeps;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Running pipelines and reading runs (SPEC part 4 "Running pipelines and runs", DESIGN.md §4). */
+export class RunService {
+  constructor(private readonly deps: RunServiceDeps) {}
+
+  /** Queues a run; the executor claims it at once. Invalid graph → 422 with `errors`. */
+  async trigger(pipelineId: string, input: { params?: unknown; trigger?: RunTrigger } = {}): Promise<Run> {
+    const { params } = parseInput(TriggerRunRequestSchema, { params: input.params ?? {} });
+    const pipeline = await this.runnablePipeline(pipelineId);
+    const [run] = await this.enqueue(pipeline, [{ ...pipeline.params, ...params }], input.trigger ?? "manual");
+    return run as Run;
+  }
+
+  /** The HTTP body of a trigger: `{params?}`. */
+  async triggerFromBody(pipelineId: string, body: unknown): Promise<RunAccepted> {
+    const { params } = parseInput(TriggerRunRequestSchema, body ?? {});
+    const run = await this.trigger(pipelineId, { params });
+    return { id: run.id, pipeline_id: run.pipeline_id, status: run.status };
+  }
+
+  /** One run per date of the inclusive range, each with param `date`. */
+  async backfill(pipelineId: string, body: unknown): Promise<string[]> {
+    const request = parseInput(BackfillRequestSchema, body ?? {});
+    const start = Date.parse(`${request.start_date}T00:00:00Z`);
+    const end = Date.parse(`${request.end_date}T00:00:00Z`);
+    if (end < start) throw new SluiceError("bad_request", "end_date must not be before start_date");
+    const count = Math.round((end - start) / DAY_MS) + 1;
+    if (count > BACKFILL_MAX_DATES) throw new SluiceError("bad_request", `a backfill covers at most ${BACKFILL_MAX_DATES} dates (got ${count})`);
+    const pipeline = await this.runnablePipeline(pipelineId);
+    const paramSets = Array.from({ length: count }, (_, i) => ({
+      ...pipeline.params,
+      ...request.params,
+      date: new Date(start + i * DAY_MS).toISOString().slice(0, 10),
+    }));
+    return (await this.enqueue(pipeline, paramSets, "backfill")).map((r) => r.id);
+  }
+
+  /** Runs every node in memory: no run record, no events, no DLQ; the first 10 rows per node. */
+  async dryRun(pipelineId: string, body: unknown = {}): Promise<Record<string, DryRunNodeResult>> {
+    const { params } = parseInput(TriggerRunRequestSchema, body ?? {});
+    const pipeline = await this.runnablePipeline(pipelineId);
+    return dryRunPipeline(this.deps.dryRun, pipeline, { ...pipeline.params, ...params });
+  }
+
+  async get(runId: string): Promise<RunWithNodes> {
+    const run = await this.requireRun(runId);
+    return { ...run, node_runs: await this.deps.store.runs.nodeRuns(runId) };
+  }
+
+  /** The 50 most recent runs (plain array), or the page envelope when `page`/`per_page` is given. */
+  async listForPipeline(pipelineId: string, query: PaginationQuery = {}): Promise<Run[] | Page<Run>> {
+    if (!(await this.deps.store.pipelines.existingIds([pipelineId])).has(pipelineId)) throw notFound("pipeline", pipelineId);
+    const page = query.page ?? 1;
+    const per_page = query.per_page ?? PER_PAGE_DEFAULT;
+    const { items, total } = await this.deps.store.runs.listForPipeline(pipelineId, { page, per_page });
+    if (query.page === undefined && query.per_page === undefined) return items;
+    return { items, total, page, per_page, pages: Math.ceil(total / per_page) };
+  }
+
+  /** pending/running → cancelled (executing nodes finish, no new node starts); a finished run → 409. */
+  async cancel(runId: string): Promise<{ id: string; status: "cancelled" }> {
+    const run = await this.requireRun(runId);
+    const now = this.now();
+    const moved = await this.deps.store.runs.transition(runId, ["pending", "running"], "cancelled", { finished_at: now, owner: null });
+    if (!moved) {
+      const current = (await this.deps.store.runs.get(runId))?.status ?? run.status;
+      throw new SluiceError("conflict", `run '${runId}' is already ${current}; only pending or running runs can be cancelled`);
+    }
+    this.deps.executor.cancel(runId);
+    await this.appendLog(runId, "warning", "run cancelled");
+    this.deps.events.emit("run.cancelled", { run_id: runId, pipeline_id: run.pipeline_id, status: "cancelled", timestamp: now });
+    return { id: runId, status: "cancelled" };
+  }
+
+  /** Only a `failed` run (else 400): same id, back to `pending`; succeeded nodes are skipped and feed their data on. */
+  async resume(runId: string): Promise<{ id: string; status: "pending" }> {
+    const run = await this.requireRun(runId);
+    if (run.status !== "failed") throw new SluiceError("bad_request", `only failed runs can be resumed; run '${runId}' is ${run.status}`);
+    const moved = await this.deps.store.runs.transition(runId, ["failed"], "pending", { error: null, finished_at: null, owner: null });
+    if (!moved) throw new SluiceError("bad_request", `only failed runs can be resumed; run '${runId}' changed state`);
+    await this.appendLog(runId, "info", "run resumed");
+    this.deps.events.emit("run.created", { run_id: runId, pipeline_id: run.pipeline_id, status: "pending", timestamp: this.now() });
+    this.deps.executor.wake();
+    return { id: runId, status: "pending" };
+  }
+
+  async logs(runId: string, query: unknown = {}): Promise<LogEntry[]> {
+    const filter = parseInput(LogsQuerySchema, query ?? {}, "query");
+    await this.requireRun(runId);
+    return this.deps.store.runs.logs(runId, filter);
+  }
+
+  /** Text lines `timestamp [level] [node_id] message` (`-` for run-level lines). */
+  async exportLogs(runId: string): Promise<string> {
+    const entries = await this.logs(runId);
+    return entries.map((e) => `${e.timestamp} [${e.level}] [${e.node_id ?? "-"}] ${e.message}\n`).join("");
+  }
+
+  /** `{node_id, columns, rows}` — the first 50 rows of the node's output. */
+  async preview(runId: string, nodeId: string): Promise<{ node_id: string; columns: string[]; rows: Record<string, unknown>[] }> {
+    await this.requireRun(runId);
+    const data = await this.deps.store.runs.output(runId, nodeId, "preview");
+    if (!data) throw new SluiceError("not_found", `no output of node '${nodeId}' in run '${runId}'`);
+    return data as { node_id: string; columns: string[]; rows: Record<string, unknown>[] };
+  }
+
+  /** Profile computed from the node's whole output. */
+  async profile(runId: string, nodeId: string): Promise<NodeProfile> {
+    await this.requireRun(runId);
+    const data = await this.deps.store.runs.output(runId, nodeId, "profile");
+    if (!data) throw new SluiceError("not_found", `no output of node '${nodeId}' in run '${runId}'`);
+    return data as NodeProfile;
+  }
+
+  /** One entry per UTC day, oldest first (days already clamped by the query schema). */
+  calendar(days: number): Promise<CalendarDay[]> {
+    return this.deps.insights.trends(days);
+  }
+
+  async dlqList(pipelineId: string, query: unknown = {}): Promise<DlqEntry[]> {
+    const { include_resolved, limit } = parseInput(DlqQuerySchema, query ?? {}, "query");
+    if (!(await this.deps.store.pipelines.existingIds([pipelineId])).has(pipelineId)) throw notFound("pipeline", pipelineId);
+    return this.deps.store.runs.listDlq(pipelineId, include_resolved, limit);
+  }
+
+  async dlqResolve(pipelineId: string, dlqId: string): Promise<{ id: string; status: "resolved" }> {
+    if (!(await this.deps.store.runs.resolveDlq(pipelineId, dlqId, this.now()))) throw notFound("DLQ entry", dlqId);
+    return { id: dlqId, status: "resolved" };
+  }
+
+  /** Scheduler port: the most recent run of a pipeline. */
+  latestRun(pipelineId: string): Promise<Run | null> {
+    return this.deps.store.runs.latest(pipelineId);
+  }
+
+  lastSuccessFinishedAt(pipelineId: string): Promise<string | null> {
+    return this.deps.store.runs.lastSuccessFinishedAt(pipelineId);
+  }
+
+  /** A run log line from outside the executor (hooks, cancel); also on the event bus. */
+  async appendLog(runId: string, level: LogLevel, message: string, nodeId: string | null = null): Promise<void> {
+    const run = await this.deps.store.runs.get(runId);
+    if (!run) return;
+    const timestamp = this.now();
+    await this.deps.store.runs.writeBatch({ nodeRuns: [], outputs: [], logs: [{ run_id: runId, node_id: nodeId, level, message, timestamp }] });
+    this.deps.events.emit("log", { run_id: runId, pipeline_id: run.pipeline_id, node_id: nodeId, level, message, timestamp });
+  }
+
+  /** The terminal event of a finished run, for WebSocket clients that connect after the journal forgot it. */
+  async terminalEvent(runId: string): Promise<StreamedEvent | null> {
+    const run = await this.deps.store.runs.get(runId);
+    if (!run || !TERMINAL.has(run.status)) return null;
+    const base = { seq: 0, run_id: run.id, pipeline_id: run.pipeline_id, status: run.status, timestamp: run.finished_at ?? run.created_at };
+    if (run.status === "success") return { ...base, type: "run.completed" };
+    if (run.status === "failed") return { ...base, type: "run.failed", error: run.error ?? "failed" };
+    return { ...base, type: "run.cancelled" };
+  }
+
+  private async enqueue(pipeline: Pipeline, paramSets: Record<string, string>[], trigger: RunTrigger): Promise<Run[]> {
+    const created_at = this.now();
+    const runs: Run[] = paramSets.map((params) => ({
+      id: newId(),
+      pipeline_id: pipeline.id,
+      status: "pending",
+      trigger,
+      params,
+      error: null,
+      created_at,
+      started_at: null,
+      finished_at: null,
+    }));
+    await this.deps.store.runs.insert(runs);
+    for (const run of runs) {
+      this.deps.events.emit("run.created", { run_id: run.id, pipeline_id: run.pipeline_id, status: "pending", timestamp: created_at });
+    }
+    for (const run of runs) this.deps.executor.wake({ runId: run.id, pipeline });
+    return runs;
+  }
+
+  /** The pipeline, if its graph and node configs are runnable; else 422 with `errors`. */
+  private async runnablePipeline(pipelineId: string): Promise<Pipeline> {
+    const pipeline = await this.deps.store.pipelines.get(pipelineId);
+    if (!pipeline) throw notFound("pipeline", pipelineId);
+    const errors = structuralErrors(pipeline);
+    for (const node of pipeline.nodes) {
+      const def = Object.hasOwn(this.deps.registry, node.type) ? this.deps.registry[node.type] : undefined;
+      const schema = (def?.configSchema ?? NODE_CONFIG_SCHEMAS[node.type as NodeType]) as z.ZodType | undefined;
+      if (!schema) continue; // unknown types are already in structuralErrors
+      const parsed = schema.safeParse(node.config ?? {});
+      if (!parsed.success) {
+        for (const issue of parsed.error.issues) {
+          errors.push(`node '${node.id}' (${node.type}): ${issue.path.length > 0 ? `config.${issue.path.join(".")}: ` : "config: "}${issue.message}`);
+        }
+      }
+    }
+    if (errors.length > 0) throw new SluiceError("unprocessable", `pipeline '${pipelineId}' cannot run: its graph is invalid`, { errors });
+    return pipeline;
+  }
+
+  private async requireRun(runId: string): Promise<Run> {
+    const run = await this.deps.store.runs.get(runId);
+    if (!run) throw notFound("run", runId);
+    return run;
+  }
+
+  private now(): string {
+    return this.deps.clock.now().toISOString();
+  }
+}
+
+const TERMINAL: ReadonlySet<RunStatus> = new Set(["success", "failed", "cancelled"]);

@@ -1,0 +1,254 @@
+import type { Knex } from "knex";
+import type { DlqEntry } from "../../model/dlq.js";
+import type { LogLevel, NodeRun, NodeRunStatus, Run, RunStatus, RunTrigger } from "../../model/run.js";
+import type { ClaimedRun, RunStore } from "../ports.js";
+import type { Dialect } from "./dialects/dialect.js";
+import { countOf, parseJson, toBool, toInt, toNullableStr, toStr } from "./rows.js";
+
+type DbRow = Record<string, unknown>;
+
+/** Rows per multi-row INSERT (stays below SQLite's bound-variable limit for the widest table). */
+const INSERT_CHUNK = 200;
+
+const RUN_COLUMNS = ["id", "pipeline_id", "status", "trigger", "params", "error", "created_at", "started_at", "finished_at"];
+
+function runFromRow(row: DbRow): Run {
+  return {
+    id: toStr(row.id),
+    pipeline_id: toStr(row.pipeline_id),
+    status: toStr(row.status) as RunStatus,
+    trigger: toStr(row.trigger) as RunTrigger,
+    params: parseJson<Record<string, string>>(row.params, {}),
+    error: toNullableStr(row.error),
+    created_at: toStr(row.created_at),
+    started_at: toNullableStr(row.started_at),
+    finished_at: toNullableStr(row.finished_at),
+  };
+}
+
+function nodeRunFromRow(row: DbRow): NodeRun {
+  return {
+    id: toStr(row.id),
+    run_id: toStr(row.run_id),
+    node_id: toStr(row.node_id),
+    status: toStr(row.status) as NodeRunStatus,
+    attempt: toInt(row.attempt),
+    row_count: toInt(row.row_count),
+    duration_ms: toInt(row.duration_ms),
+    started_at: toNullableStr(row.started_at),
+    finished_at: toNullableStr(row.finished_at),
+    error: toNullableStr(row.error),
+  };
+}
+
+function dlqFromRow(row: DbRow): DlqEntry {
+  return {
+    id: toStr(row.id),
+    pipeline_id: toStr(row.pipeline_id),
+    run_id: toStr(row.run_id),
+    node_id: toStr(row.node_id),
+    node_name: toStr(row.node_name),
+    error: toStr(row.error),
+    payload: parseJson<unknown>(row.payload, null),
+    created_at: toStr(row.created_at),
+    resolved: toBool(row.resolved),
+    resolved_at: toNullableStr(row.resolved_at),
+  };
+}
+
+async function insertChunked(db: Knex | Knex.Transaction, table: string, rows: readonly DbRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) await db(table).insert(rows.slice(i, i + INSERT_CHUNK));
+}
+
+export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
+  return {
+    async insert(runs) {
+      await insertChunked(
+        knex,
+        "runs",
+        runs.map((r) => ({ ...r, params: JSON.stringify(r.params), owner: null, heartbeat_at: null })),
+      );
+    },
+
+    async get(id) {
+      const row = (await knex("runs").select(RUN_COLUMNS).where({ id }).first()) as DbRow | undefined;
+      return row ? runFromRow(row) : null;
+    },
+
+    async listForPipeline(pipelineId, { page, per_page }) {
+      const [rows, total] = await Promise.all([
+        knex("runs")
+          .select(RUN_COLUMNS)
+          .where({ pipeline_id: pipelineId })
+          .orderBy([{ column: "created_at", order: "desc" }, { column: "id", order: "desc" }])
+          .limit(per_page)
+          .offset((page - 1) * per_page) as Promise<DbRow[]>,
+        knex("runs").where({ pipeline_id: pipelineId }).count({ n: "*" }).first() as Promise<DbRow | undefined>,
+      ]);
+      return { items: rows.map(runFromRow), total: countOf(total) };
+    },
+
+    async latest(pipelineId) {
+      const row = (await knex("runs")
+        .select(RUN_COLUMNS)
+        .where({ pipeline_id: pipelineId })
+        .orderBy([{ column: "created_at", order: "desc" }, { column: "id", order: "desc" }])
+        .first()) as DbRow | undefined;
+      return row ? runFromRow(row) : null;
+    },
+
+    async lastSuccessFinishedAt(pipelineId) {
+      const row = (await knex("runs")
+        .max({ at: "finished_at" })
+        .where({ pipeline_id: pipelineId, status: "success" })
+        .first()) as DbRow | undefined;
+      return toNullableStr(row?.at);
+    },
+
+    async claimPending(owner, limit, nowIso) {
+      if (!dialect.supportsSkipLocked) {
+        // SQLite: one UPDATE … RETURNING is atomic (a read-then-write transaction could not upgrade its lock)
+        const rows = (await knex.raw(
+          `update runs set status = 'running', owner = ?, heartbeat_at = ?, started_at = ?, finished_at = null, error = null
+           where status = 'pending' and id in (select id from runs where status = 'pending' order by created_at, id limit ?)
+           returning ${RUN_COLUMNS.join(", ")}`,
+          [owner, nowIso, nowIso, limit],
+        )) as DbRow[];
+        return rows.map((row): ClaimedRun => ({ ...runFromRow(row), owner })).sort((x, y) => x.created_at.localeCompare(y.created_at) || x.id.localeCompare(y.id));
+      }
+      return knex.transaction(async (trx) => {
+        // PostgreSQL/MySQL: concurrent executors skip each other's locked rows
+        const pick = trx("runs").select("id").where({ status: "pending" }).orderBy([{ column: "created_at" }, { column: "id" }]).limit(limit).forUpdate().skipLocked();
+        const ids = ((await pick) as DbRow[]).map((r) => toStr(r.id));
+        if (ids.length === 0) return [];
+        await trx("runs")
+          .whereIn("id", ids)
+          .where({ status: "pending" })
+          .update({ status: "running", owner, heartbeat_at: nowIso, started_at: nowIso, finished_at: null, error: null });
+        const rows = (await trx("runs").select(RUN_COLUMNS).whereIn("id", ids).where({ status: "running", owner }).orderBy([{ column: "created_at" }, { column: "id" }])) as DbRow[];
+        return rows.map((row): ClaimedRun => ({ ...runFromRow(row), owner }));
+      });
+    },
+
+    async heartbeat(owner, runIds, nowIso) {
+      if (runIds.length === 0) return;
+      await knex("runs").whereIn("id", [...runIds]).where({ owner, status: "running" }).update({ heartbeat_at: nowIso });
+    },
+
+    async runningOwners() {
+      const rows = (await knex("runs")
+        .select("owner")
+        .max({ heartbeat_at: "heartbeat_at" })
+        .where({ status: "running" })
+        .groupBy("owner")) as DbRow[];
+      return rows.map((r) => ({ owner: toNullableStr(r.owner), heartbeat_at: toNullableStr(r.heartbeat_at) }));
+    },
+
+    async failRunsOfOwners(owners, error, nowIso) {
+      if (owners.length === 0) return [];
+      const named = owners.filter((o): o is string => o !== null);
+      const withNull = owners.includes(null);
+      return knex.transaction(async (trx) => {
+        const scope = (q: Knex.QueryBuilder) =>
+          q.where({ status: "running" }).where((w) => {
+            if (named.length > 0) w.whereIn("owner", named);
+            if (withNull) w.orWhereNull("owner");
+          });
+        const rows = (await scope(trx("runs").select(RUN_COLUMNS))) as DbRow[];
+        if (rows.length === 0) return [];
+        const ids = rows.map((r) => toStr(r.id));
+        await trx("runs").whereIn("id", ids).where({ status: "running" }).update({ status: "failed", error, finished_at: nowIso, owner: null });
+        await trx("node_runs").whereIn("run_id", ids).where({ status: "running" }).update({ status: "failed", error, finished_at: nowIso });
+        return rows.map((r) => ({ ...runFromRow(r), status: "failed" as const, error, finished_at: nowIso }));
+      });
+    },
+
+    async transition(id, from, to, fields = {}) {
+      const changed = await knex("runs")
+        .where({ id })
+        .whereIn("status", [...from])
+        .update({ status: to, ...fields });
+      return changed > 0;
+    },
+
+    async writeBatch({ nodeRuns, logs, outputs }) {
+      if (nodeRuns.length === 0 && logs.length === 0 && outputs.length === 0) return;
+      await knex.transaction(async (trx) => {
+        // one node run can appear several times in a batch (running, then success): keep the last state
+        const latest = new Map<string, NodeRun>();
+        for (const nr of nodeRuns) latest.set(nr.id, nr);
+        const nrRows = [...latest.values()].map((nr) => ({ ...nr }));
+        for (let i = 0; i < nrRows.length; i += INSERT_CHUNK) {
+          await trx("node_runs")
+            .insert(nrRows.slice(i, i + INSERT_CHUNK))
+            .onConflict("id")
+            .merge(["status", "attempt", "row_count", "duration_ms", "started_at", "finished_at", "error"]);
+        }
+        await insertChunked(
+          trx,
+          "run_logs",
+          logs.map((l) => ({ run_id: l.run_id, node_id: l.node_id, level: l.level, message: l.message, timestamp: l.timestamp })),
+        );
+        for (const o of outputs) {
+          await trx("node_outputs")
+            .insert({ run_id: o.run_id, node_id: o.node_id, kind: o.kind, data: JSON.stringify(o.data), created_at: new Date().toISOString() })
+            .onConflict(["run_id", "node_id", "kind"])
+            .merge(["data", "created_at"]);
+        }
+      });
+    },
+
+    async nodeRuns(runId) {
+      // ids are time-ordered and created in node declaration order when the run starts
+      const rows = (await knex("node_runs").where({ run_id: runId }).orderBy("id")) as DbRow[];
+      return rows.map(nodeRunFromRow);
+    },
+
+    async logs(runId, filter: { node_id?: string; level?: LogLevel } = {}) {
+      const q = knex("run_logs").select("run_id", "node_id", "level", "message", "timestamp").where({ run_id: runId });
+      if (filter.node_id !== undefined) q.where({ node_id: filter.node_id });
+      if (filter.level !== undefined) q.where({ level: filter.level });
+      const rows = (await q.orderBy("id")) as DbRow[];
+      return rows.map((r) => ({
+        run_id: toStr(r.run_id),
+        node_id: toNullableStr(r.node_id),
+        level: toStr(r.level) as LogLevel,
+        message: toStr(r.message),
+        timestamp: toStr(r.timestamp),
+      }));
+    },
+
+    async output(runId, nodeId, kind) {
+      const row = (await knex("node_outputs").select("data").where({ run_id: runId, node_id: nodeId, kind }).first()) as DbRow | undefined;
+      return row ? parseJson<unknown>(row.data, null) : null;
+    },
+
+    async deleteOutputs(runId, kind) {
+      await knex("node_outputs").where({ run_id: runId, kind }).delete();
+    },
+
+    async insertDlq(entries) {
+      await insertChunked(
+        knex,
+        "dlq_entries",
+        entries.map((e) => ({ ...e, payload: JSON.stringify(e.payload ?? null) })),
+      );
+    },
+
+    async listDlq(pipelineId, includeResolved, limit) {
+      const q = knex("dlq_entries").where({ pipeline_id: pipelineId });
+      if (!includeResolved) q.where({ resolved: false });
+      const rows = (await q.orderBy([{ column: "created_at", order: "desc" }, { column: "id", order: "desc" }]).limit(limit)) as DbRow[];
+      return rows.map(dlqFromRow);
+    },
+
+    async resolveDlq(pipelineId, id, nowIso) {
+      const found = (await knex("dlq_entries").select("resolved").where({ pipeline_id: pipelineId, id }).first()) as DbRow | undefined;
+      if (!found) return false;
+      if (!toBool(found.resolved)) {
+        await knex("dlq_entries").where({ pipeline_id: pipelineId, id }).update({ resolved: true, resolved_at: nowIso });
+      }
+      return true;
+    },
+  };
+}

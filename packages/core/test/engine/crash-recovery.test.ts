@@ -1,0 +1,79 @@
+import { spawn } from "node:child_process";
+import os from "node:os";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createKnexStore } from "../../src/store/knex/create-knex-store.js";
+import { createSluice, silentLogger } from "../../src/index.js";
+import { createTestDatabase, type TestDatabase } from "../../../../test-support/databases.js";
+import { FIXTURE_NODE_TYPES } from "./fixture-node-types.js";
+
+const TEST_JWT_SECRET = "0123456789abcdef".repeat(4);
+
+/** Starts a real process, SIGKILLs it and returns its (now dead) pid. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+  await new Promise((r) => child.once("spawn", r));
+  const exited = new Promise((r) => child.once("exit", r));
+  child.kill("SIGKILL");
+  await exited;
+  return child.pid as number;
+}
+
+describe("crash recovery", () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase("sqlite");
+  });
+  afterAll(async () => db?.drop());
+
+  it("a run left running by a killed process is failed with `interrupted` at start and can be resumed", async () => {
+    const first = await createSluice({ database: db.url, logger: silentLogger, jwtSecret: TEST_JWT_SECRET, nodeTypes: FIXTURE_NODE_TYPES });
+    const pipeline = await first.pipelines.create({
+      name: "recover",
+      nodes: [{ id: "s", type: "source_file", config: { rows: [{ a: 1 }] } }],
+    });
+    await first.close();
+
+    // what a SIGKILLed `sluice serve` leaves behind: a `running` run owned by a process that no longer exists
+    const pid = await deadPid();
+    const store = await createKnexStore(db.url);
+    const at = new Date().toISOString();
+    await store.runs.insert([{ id: "r-crashed", pipeline_id: pipeline.id, status: "pending", trigger: "manual", params: {}, error: null, created_at: at, started_at: null, finished_at: null }]);
+    expect(await store.runs.claimPending(`${os.hostname()}:${pid}:dead`, 1, at)).toHaveLength(1);
+    await store.close();
+
+    const second = await createSluice({ database: db.url, logger: silentLogger, jwtSecret: TEST_JWT_SECRET, nodeTypes: FIXTURE_NODE_TYPES });
+    const failedEvents: string[] = [];
+    second.events.on("run.failed", (e) => failedEvents.push(`${e.run_id}:${e.error}`));
+    await second.start();
+    try {
+      const run = await second.runs.get("r-crashed");
+      expect(run).toMatchObject({ status: "failed", error: "interrupted" });
+      expect(failedEvents).toEqual(["r-crashed:interrupted"]);
+      await second.runs.resume("r-crashed");
+      for (;;) {
+        const r = await second.runs.get("r-crashed");
+        if (r.status === "success") break;
+        expect(r.status === "pending" || r.status === "running").toBe(true);
+        await new Promise((res) => setTimeout(res, 10));
+      }
+      expect((await second.runs.get("r-crashed")).node_runs.map((n) => n.status)).toEqual(["success"]);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it("close() interrupts executing runs: they end failed/interrupted and resumable", async () => {
+    const sluice = await createSluice({ database: db.url, logger: silentLogger, jwtSecret: TEST_JWT_SECRET, nodeTypes: FIXTURE_NODE_TYPES });
+    await sluice.start();
+    const p = await sluice.pipelines.create({ name: "long", nodes: [{ id: "wait", type: "code", config: { code: "x", wait_for_abort: true } }] });
+    const queued = await sluice.runs.trigger(p.id);
+    while ((await sluice.runs.get(queued.id)).status !== "running") await new Promise((r) => setTimeout(r, 5));
+    await sluice.close();
+    const store = await createKnexStore(db.url);
+    try {
+      expect(await store.runs.get(queued.id)).toMatchObject({ status: "failed", error: "interrupted" });
+    } finally {
+      await store.close();
+    }
+  });
+});

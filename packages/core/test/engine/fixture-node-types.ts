@@ -1,0 +1,83 @@
+import { z } from "zod";
+import { dataSetFromRows, defineNodeType, type NodeTypeRegistry, type Row } from "../../src/index.js";
+
+/** What the fixture nodes saw, for assertions. */
+export const probe = {
+  calls: new Map<string, number>(),
+  running: 0,
+  maxRunning: 0,
+  aborted: new Set<string>(),
+  failUntil: new Map<string, number>(),
+  reset() {
+    this.calls.clear();
+    this.running = 0;
+    this.maxRunning = 0;
+    this.aborted.clear();
+    this.failUntil.clear();
+  },
+};
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => {
+      clearTimeout(t);
+      resolve();
+    });
+  });
+
+const count = (key: string) => probe.calls.set(key, (probe.calls.get(key) ?? 0) + 1).get(key) as number;
+
+/**
+ * Test node types standing in for the real ones: `source_file` emits `config.rows`; `join` concatenates its inputs
+ * in order; `code` sleeps, fails on demand (`probe.failUntil`: attempts that fail) or waits for its abort signal;
+ * `condition` returns `skipDownstream` when `config.pass` is false.
+ */
+export const FIXTURE_NODE_TYPES: NodeTypeRegistry = {
+  source_file: defineNodeType({
+    type: "source_file",
+    configSchema: z.looseObject({ rows: z.array(z.record(z.string(), z.unknown())) }),
+    async run(ctx, config) {
+      count(`${ctx.runId}:${ctx.node.id}`);
+      count(ctx.node.id);
+      return { output: dataSetFromRows(config.rows as Row[]) };
+    },
+  }),
+  join: defineNodeType({
+    type: "join",
+    configSchema: z.looseObject({}),
+    async run(ctx, _config, inputs) {
+      count(ctx.node.id);
+      ctx.log("info", `inputs from ${ctx.inputIds.join(",")}`);
+      return { output: dataSetFromRows(inputs.flatMap((i) => i.rows)) };
+    },
+  }),
+  code: defineNodeType({
+    type: "code",
+    configSchema: z.looseObject({ sleep_ms: z.number().optional(), wait_for_abort: z.boolean().optional() }),
+    async run(ctx, config, inputs) {
+      const attempt = count(ctx.node.id);
+      probe.running++;
+      probe.maxRunning = Math.max(probe.maxRunning, probe.running);
+      try {
+        if (config.wait_for_abort) {
+          await new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve()));
+          probe.aborted.add(ctx.node.id);
+          throw new Error("aborted by signal");
+        }
+        if (config.sleep_ms) await sleep(config.sleep_ms, ctx.signal);
+        if (attempt <= (probe.failUntil.get(ctx.node.id) ?? 0)) throw new Error(`planned failure ${attempt}`);
+        return { output: dataSetFromRows(inputs.flatMap((i) => i.rows)) };
+      } finally {
+        probe.running--;
+      }
+    },
+  }),
+  condition: defineNodeType({
+    type: "condition",
+    configSchema: z.looseObject({ pass: z.boolean() }),
+    async run(_ctx, config, inputs) {
+      return { output: inputs[0] ?? dataSetFromRows([]), skipDownstream: !config.pass };
+    },
+  }),
+};

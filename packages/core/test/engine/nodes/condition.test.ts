@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { conditionNode } from "../../../src/engine/nodes/condition.js";
+import { conditionConfig } from "../../../src/engine/nodes/config-schemas.js";
+import { dataSetFromRows } from "../../../src/engine/dataset.js";
+import { nodeContext } from "../peer-server.js";
+
+const input = dataSetFromRows([
+  { amount: 10, status: "ok" },
+  { amount: 30, status: "ok" },
+  { amount: null, status: "late" },
+]);
+
+const check = async (expression: string, params: Record<string, string> = {}) => {
+  const { ctx, logs } = nodeContext("condition", { params });
+  const result = await conditionNode.run(ctx, conditionConfig.parse({ expression }), [input]);
+  return { result, logs };
+};
+
+describe("condition", () => {
+  it("passes its input through and lets downstream run when true", async () => {
+    const { result, logs } = await check("row_count == 3 && sum.amount == 40 && max.amount > 25 && 'status' in columns");
+    expect(result.skipDownstream).toBe(false);
+    expect(result.output).toBe(input);
+    expect(logs.some((l) => /is true/.test(l.message))).toBe(true);
+  });
+
+  it("marks downstream skipped when false, and logs it", async () => {
+    const { result, logs } = await check("avg.amount > 100");
+    expect(result.skipDownstream).toBe(true);
+    expect(logs.some((l) => /is false: downstream nodes are skipped/.test(l.message))).toBe(true);
+  });
+
+  it("sees min, count, rows, first and params", async () => {
+    expect((await check("min.amount == 10 && count.amount == 2 && count.status == 3")).result.skipDownstream).toBe(false);
+    expect((await check('rows[2].status == "late" && first.amount == 10')).result.skipDownstream).toBe(false);
+    expect((await check("row_count >= params.min|number", { min: "5" })).result.skipDownstream).toBe(true);
+  });
+
+  it("fails on an invalid expression", async () => {
+    await expect(check("row_count >")).rejects.toThrow(/invalid expression/);
+    expect(conditionConfig.safeParse({}).success).toBe(false);
+  });
+});

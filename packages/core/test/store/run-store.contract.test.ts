@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createKnexStore, type KnexStore } from "../../src/store/knex/create-knex-store.js";
+import type { NodeRun, Run } from "../../src/model/run.js";
+import { createTestDatabase, testDialects, type TestDatabase } from "../../../../test-support/databases.js";
+
+const dialects = await testDialects();
+
+const t0 = "2026-01-01T00:00:00.000Z";
+const run = (id: string, over: Partial<Run> = {}): Run => ({
+  id,
+  pipeline_id: "p1",
+  status: "pending",
+  trigger: "manual",
+  params: { a: "1" },
+  error: null,
+  created_at: t0,
+  started_at: null,
+  finished_at: null,
+  ...over,
+});
+
+describe.each(dialects)("%s run store contract", (dialect) => {
+  let db: TestDatabase;
+  let a: KnexStore;
+  let b: KnexStore;
+  beforeAll(async () => {
+    db = await createTestDatabase(dialect);
+    a = await createKnexStore(db.url);
+    b = await createKnexStore(db.url);
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await db?.drop();
+  });
+
+  it(`${dialect}: concurrent claims never hand one pending run to two owners`, async () => {
+    const ids = Array.from({ length: 40 }, (_, i) => `claim-${String(i).padStart(2, "0")}`);
+    await a.runs.insert(ids.map((id, i) => run(id, { created_at: `2026-01-01T00:00:${String(i).padStart(2, "0")}.000Z` })));
+    const claims = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).runs.claimPending(`owner-${i}`, 7, "2026-01-02T00:00:00.000Z")),
+    );
+    const claimed = claims.flat().map((r) => r.id);
+    expect(new Set(claimed).size).toBe(claimed.length);
+    expect(claimed.sort()).toEqual(ids);
+    const one = await a.runs.get("claim-00");
+    expect(one?.status).toBe("running");
+    expect(one?.started_at).toBe("2026-01-02T00:00:00.000Z");
+    expect(one?.params).toEqual({ a: "1" });
+    expect(await a.runs.claimPending("late", 5, t0)).toEqual([]);
+  });
+
+  it(`${dialect}: runs of dead owners are failed with the given error, others untouched`, async () => {
+    await a.runs.insert([run("dead-1", { pipeline_id: "p-dead" }), run("alive-1", { pipeline_id: "p-dead" })]);
+    await a.knex("runs").where({ id: "dead-1" }).update({ status: "running", owner: "ghost" });
+    await a.knex("runs").where({ id: "alive-1" }).update({ status: "running", owner: "me" });
+    const owners = await a.runs.runningOwners();
+    expect(owners.map((o) => o.owner)).toEqual(expect.arrayContaining(["ghost", "me"]));
+    const failed = await a.runs.failRunsOfOwners(["ghost"], "interrupted", "2026-01-03T00:00:00.000Z");
+    expect(failed.map((r) => r.id)).toEqual(["dead-1"]);
+    expect(await a.runs.get("dead-1")).toMatchObject({ status: "failed", error: "interrupted", finished_at: "2026-01-03T00:00:00.000Z" });
+    expect((await a.runs.get("alive-1"))?.status).toBe("running");
+  });
+
+  it(`${dialect}: transitions only from the expected states`, async () => {
+    await a.runs.insert([run("tr-1", { pipeline_id: "p-tr" })]);
+    expect(await a.runs.transition("tr-1", ["running"], "success")).toBe(false);
+    expect(await a.runs.transition("tr-1", ["pending", "running"], "cancelled", { finished_at: t0 })).toBe(true);
+    expect(await b.runs.transition("tr-1", ["pending", "running"], "cancelled")).toBe(false);
+    expect((await b.runs.get("tr-1"))?.status).toBe("cancelled");
+  });
+
+  it(`${dialect}: batched node runs upsert (last state wins), logs keep order and filter, outputs round-trip`, async () => {
+    const nr: NodeRun = { id: "nr-1", run_id: "br", node_id: "n1", status: "running", attempt: 1, row_count: 0, duration_ms: 0, started_at: t0, finished_at: null, error: null };
+    await a.runs.writeBatch({
+      nodeRuns: [nr, { ...nr, status: "success", row_count: 5, duration_ms: 12, finished_at: t0 }],
+      logs: [
+        { run_id: "br", node_id: "n1", level: "info", message: "first", timestamp: t0 },
+        { run_id: "br", node_id: null, level: "error", message: "second", timestamp: t0 },
+      ],
+      outputs: [{ run_id: "br", node_id: "n1", kind: "output", data: { columns: ["x"], rows: [{ x: 1 }] } }],
+    });
+    await a.runs.writeBatch({ nodeRuns: [{ ...nr, status: "failed", attempt: 2, error: "boom" }], logs: [], outputs: [{ run_id: "br", node_id: "n1", kind: "output", data: { columns: ["x"], rows: [{ x: 2 }] } }] });
+    expect(await b.runs.nodeRuns("br")).toEqual([{ ...nr, status: "failed", attempt: 2, error: "boom" }]);
+    expect((await b.runs.logs("br")).map((l) => l.message)).toEqual(["first", "second"]);
+    expect((await b.runs.logs("br", { level: "error" })).map((l) => l.message)).toEqual(["second"]);
+    expect((await b.runs.logs("br", { node_id: "n1" })).map((l) => l.message)).toEqual(["first"]);
+    expect(await b.runs.output("br", "n1", "output")).toEqual({ columns: ["x"], rows: [{ x: 2 }] });
+    await b.runs.deleteOutputs("br", "output");
+    expect(await a.runs.output("br", "n1", "output")).toBeNull();
+  });
+
+  it(`${dialect}: list newest first with totals; latest and last success`, async () => {
+    await a.runs.insert([
+      run("l-1", { pipeline_id: "p-list", created_at: "2026-02-01T00:00:00.000Z", status: "success", finished_at: "2026-02-01T00:01:00.000Z" }),
+      run("l-2", { pipeline_id: "p-list", created_at: "2026-02-02T00:00:00.000Z", status: "failed" }),
+      run("l-3", { pipeline_id: "p-list", created_at: "2026-02-03T00:00:00.000Z" }),
+    ]);
+    const page = await b.runs.listForPipeline("p-list", { page: 1, per_page: 2 });
+    expect(page.total).toBe(3);
+    expect(page.items.map((r) => r.id)).toEqual(["l-3", "l-2"]);
+    expect((await b.runs.latest("p-list"))?.id).toBe("l-3");
+    expect(await b.runs.lastSuccessFinishedAt("p-list")).toBe("2026-02-01T00:01:00.000Z");
+    expect(await b.runs.lastSuccessFinishedAt("nope")).toBeNull();
+  });
+
+  it(`${dialect}: DLQ entries list (resolved hidden by default, limit) and resolve`, async () => {
+    const entry = (id: string, created_at: string) => ({
+      id, pipeline_id: "p-dlq", run_id: "r", node_id: "n", node_name: "N", error: "bad", payload: [{ a: 1 }], created_at, resolved: false, resolved_at: null,
+    });
+    await a.runs.insertDlq([entry("d1", "2026-01-01T00:00:00.000Z"), entry("d2", "2026-01-02T00:00:00.000Z")]);
+    expect((await b.runs.listDlq("p-dlq", false, 50)).map((e) => e.id)).toEqual(["d2", "d1"]);
+    expect((await b.runs.listDlq("p-dlq", false, 1)).map((e) => e.id)).toEqual(["d2"]);
+    expect(await b.runs.resolveDlq("p-dlq", "d1", t0)).toBe(true);
+    expect(await b.runs.resolveDlq("other", "d2", t0)).toBe(false);
+    expect((await b.runs.listDlq("p-dlq", false, 50)).map((e) => e.id)).toEqual(["d2"]);
+    const all = await b.runs.listDlq("p-dlq", true, 50);
+    expect(all.find((e) => e.id === "d1")).toMatchObject({ resolved: true, resolved_at: t0, payload: [{ a: 1 }] });
+  });
+});
