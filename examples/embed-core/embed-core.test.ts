@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createTestDatabase } from "../../test-support/databases.js";
-import { main } from "./index.js";
+import { main } from "./index.mjs";
 
 describe("example: embed-core", () => {
   it("creates, updates and lists versions in an embedded database", async () => {

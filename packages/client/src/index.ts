@@ -1,3 +1,29 @@
 export { SluiceClient } from "./client.js";
 export { SluiceApiError } from "./errors.js";
 export { Transport, type ClientOptions, type Query, type RequestOptions } from "./transport.js";
+export type { LineageGraph, PipelineImpact, SchedulerStatusEntry, DependencyStatus, WebhookAccepted, UsedBy } from "./client.js";
+export { subscribeEvents, type StreamEvent, type SubscribeOptions, type Subscription, type WebSocketLike } from "./events.js";
+export { applyPipeline, type ApplyResult } from "./apply.js";
+export {
+  definePipeline,
+  NodeBuilder,
+  sourceDb,
+  sourceApi,
+  sourceFile,
+  transform,
+  join,
+  union,
+  sql,
+  code,
+  quality,
+  condition,
+  sinkDb,
+  sinkFile,
+  sinkApi,
+  migrate,
+  notify,
+  type NodeConfigs,
+  type NodeOptions,
+  type NodeSettings,
+  type PipelineDefinitionInput,
+} from "./builder.js";

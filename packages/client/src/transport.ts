@@ -30,6 +30,11 @@ export class Transport {
     this.base = options.baseUrl.replace(/\/+$/, "");
   }
 
+  /** The bearer token (JWT or API key) this client sends, if any. */
+  get token(): string | undefined {
+    return this.options.token ?? this.options.apiKey;
+  }
+
   setToken(token: string | undefined): void {
     (this.options as { token?: string }).token = token;
   }

@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { SLUICE_VERSION, createSluice, generateApiKey, isSluiceError } from "@sluice/core";
+import { deploy } from "./deploy.js";
 import { startServer } from "./server.js";
 
 const HELP = `sluice ${SLUICE_VERSION} — data-pipeline orchestration server
@@ -7,6 +8,7 @@ const HELP = `sluice ${SLUICE_VERSION} — data-pipeline orchestration server
 Usage:
   sluice serve [options]     start the API server
   sluice generate-key        print a new API key
+  sluice deploy PATH…        create or update pipelines by name from .json/.js/.mjs files or directories
   sluice --help | --version
 
 serve options (each also from an environment variable):
@@ -15,10 +17,15 @@ serve options (each also from an environment variable):
   --db DATABASE                file path, sqlite:PATH, postgres://… or mysql://… (SLUICE_DB, default ./sluice.db)
   --api-key KEY                accepted API key; repeat or comma-separate for several (SLUICE_API_KEY)
   --max-concurrent-runs N      runs executing at once (SLUICE_MAX_CONCURRENT_RUNS, default 8)
-  --file-roots A:B             directories file nodes may use (SLUICE_FILE_ROOTS, default the data directory)
+  --file-roots A:B             directories file nodes may use (SLUICE_FILE_ROOTS, default the data directory and the OS temp dir)
   --cors-origin ORIGINS        allow browser calls from these origins, comma-separated (SLUICE_CORS_ORIGIN,
                                default off; * allows any origin without cookies)
   --trust-proxy                trust X-Forwarded-* headers (SLUICE_TRUST_PROXY=1)
+
+deploy options:
+  --url URL                    server to deploy to (SLUICE_URL, default http://localhost:8080)
+  --api-key KEY                API key (SLUICE_API_KEY)
+  --token JWT                  a login token instead of an API key (SLUICE_TOKEN)
 
 environment:
   SVC_JWT_SECRET               JWT signing secret, 32 bytes (64 hex chars, 32 chars, or base64); default: the
@@ -128,6 +135,8 @@ async function main(argv: string[]): Promise<void> {
       return;
     case "serve":
       return serve(rest);
+    case "deploy":
+      return deploy(rest);
     default:
       throw new UsageError(`unknown command '${command}' (try 'sluice --help')`);
   }

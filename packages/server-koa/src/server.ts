@@ -37,6 +37,7 @@ export async function startServer(sluice: Sluice, options: ServeOptions = {}): P
         throw e;
       }
     },
+    terminalEvent: (runId) => sluice.runs.terminalEvent(runId),
     ...options.events,
   });
   await new Promise<void>((resolve, reject) => {

@@ -4,6 +4,7 @@ import type { SluiceEventMap } from "../model/event.js";
 import type { Hook, HookEvent } from "../model/hook.js";
 import type { LogLevel } from "../model/run.js";
 import type { Store } from "../store/ports.js";
+import { defaultHttpClient, type HttpClient } from "../engine/http/http-client.js";
 import { hookBody, type HookPayload } from "./hook-payload.js";
 
 export interface HookDispatcherDeps {
@@ -12,7 +13,8 @@ export interface HookDispatcherDeps {
   logger: Logger;
   /** Writes a line into the run's log (delivery results); absent for events without a run. */
   appendRunLog?: (runId: string, level: LogLevel, message: string) => Promise<void>;
-  fetch?: typeof fetch;
+  /** Outbound HTTP; default the engine's SSRF-guarded client (no link-local or cloud-metadata addresses). */
+  http?: HttpClient;
   timeoutMs?: number;
   retries?: number;
   retryBaseMs?: number;
@@ -83,22 +85,21 @@ export class HookDispatcher {
   }
 
   private async deliver(hook: Hook, payload: HookPayload): Promise<void> {
-    const fetchImpl = this.deps.fetch ?? fetch;
+    const http = this.deps.http ?? defaultHttpClient();
     const retries = this.deps.retries ?? 3;
     const target = safeUrl(hook.url);
     let lastError = "";
     for (let attempt = 0; attempt <= retries; attempt++) {
       if (attempt > 0) await sleep((this.deps.retryBaseMs ?? 1000) * 2 ** (attempt - 1));
       try {
-        const res = await fetchImpl(hook.url, {
+        const res = await http.request({
           method: "POST",
+          url: hook.url,
           headers: { "content-type": "application/json", "user-agent": "sluice-hooks", ...hook.headers },
           body: JSON.stringify(hookBody(hook, payload)),
           signal: AbortSignal.timeout(this.deps.timeoutMs ?? 10_000),
-          redirect: "manual",
         });
-        await res.arrayBuffer().catch(() => undefined);
-        if (res.ok) {
+        if (res.status >= 200 && res.status < 300) {
           await this.record(payload, "info", `hook ${payload.event} delivered to ${target} (HTTP ${res.status}, attempt ${attempt + 1})`);
           return;
         }

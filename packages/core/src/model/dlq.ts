@@ -1,3 +1,6 @@
+import { z } from "zod";
+import { clampedIntQuery } from "./common.js";
+
 export interface DlqEntry {
   id: string;
   pipeline_id: string;
@@ -10,3 +13,14 @@ export interface DlqEntry {
   resolved: boolean;
   resolved_at: string | null;
 }
+
+export const DLQ_LIMIT_DEFAULT = 50;
+export const DLQ_LIMIT_MAX = 500;
+
+export const DlqQuerySchema = z.object({
+  include_resolved: z
+    .enum(["true", "false", "1", "0"], { error: "include_resolved must be true or false" })
+    .optional()
+    .transform((v) => v === "true" || v === "1"),
+  limit: clampedIntQuery("limit", DLQ_LIMIT_DEFAULT, DLQ_LIMIT_MAX),
+});

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { clampedIntQuery } from "./common.js";
 
 export const RUN_STATUSES = ["pending", "running", "success", "failed", "cancelled"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -66,4 +67,59 @@ export interface CalendarDay {
   success: number;
   failed: number;
   total: number;
+}
+
+export const LogsQuerySchema = z.object({
+  node_id: z.string().min(1).max(128).optional(),
+  level: z.enum(LOG_LEVELS, { error: `level must be one of ${LOG_LEVELS.join(", ")}` }).optional(),
+});
+export type LogsQuery = z.infer<typeof LogsQuerySchema>;
+
+export const CALENDAR_DAYS_DEFAULT = 90;
+export const CALENDAR_DAYS_MAX = 365;
+export const CalendarQuerySchema = z.object({ days: clampedIntQuery("days", CALENDAR_DAYS_DEFAULT, CALENDAR_DAYS_MAX) });
+
+/** Most dates one backfill may queue. */
+export const BACKFILL_MAX_DATES = 366;
+/** Rows per node a dry run returns. */
+export const DRY_RUN_ROWS = 10;
+
+export interface RunAccepted {
+  id: string;
+  pipeline_id: string;
+  status: RunStatus;
+}
+
+export interface DryRunNodeResult {
+  node_id: string;
+  name: string;
+  status: "success" | "failed" | "skipped";
+  columns: string[];
+  rows: Record<string, unknown>[];
+  error?: string;
+}
+
+/** `GET /runs/{id}/nodes/{node_id}/preview`. */
+export interface NodePreview {
+  node_id: string;
+  columns: string[];
+  rows: Record<string, unknown>[];
+}
+
+export interface ColumnProfile {
+  name: string;
+  type: string;
+  null_count: number;
+  null_pct: number;
+  distinct_count: number;
+  min: unknown;
+  max: unknown;
+  mean: number | null;
+}
+
+/** `GET /runs/{id}/nodes/{node_id}/profile`: computed from the node's whole output. */
+export interface NodeProfile {
+  node_id: string;
+  row_count: number;
+  columns: ColumnProfile[];
 }

@@ -2,7 +2,9 @@ import { randomUUID } from "node:crypto";
 import type { Clock } from "../clock.js";
 import type { SluiceEvents } from "../events.js";
 import type { Logger } from "../logger.js";
+import { notFound } from "../errors.js";
 import type { Pipeline } from "../model/pipeline.js";
+import type { RunStatus } from "../model/run.js";
 import type { Store } from "../store/ports.js";
 import { decideCatchUp } from "./catch-up.js";
 import { nextSlot } from "./cron.js";
@@ -18,6 +20,14 @@ export interface SchedulerStatusEntry {
   enabled: boolean;
   next_run: string | null;
   last_run: string | null;
+}
+
+export interface DependencyStatus {
+  pipeline_id: string;
+  /** null when the dependency no longer exists. */
+  name: string | null;
+  last_status: RunStatus | null;
+  satisfied: boolean;
 }
 
 export interface SchedulerDeps {
@@ -224,6 +234,19 @@ export class SchedulerService {
       if (latest?.status !== "success") blocked.push(dep);
     }
     return blocked;
+  }
+
+  /** `GET /pipelines/{id}/deps`: each dependency with its latest run status and whether it is satisfied. */
+  async dependencies(pipelineId: string): Promise<DependencyStatus[]> {
+    const pipeline = await this.deps.store.pipelines.get(pipelineId);
+    if (!pipeline) throw notFound("pipeline", pipelineId);
+    const refs = new Map((await this.deps.store.pipelines.listDependencyRefs()).map((r) => [r.id, r.name]));
+    return Promise.all(
+      pipeline.depends_on.map(async (dep) => {
+        const latest = refs.has(dep) ? await this.deps.runs.latestRun(dep) : null;
+        return { pipeline_id: dep, name: refs.get(dep) ?? null, last_status: latest?.status ?? null, satisfied: latest?.status === "success" };
+      }),
+    );
   }
 
   private scheduleSlaCheck(): void {

@@ -9,6 +9,16 @@ import { InsightsService } from "./insights-service.js";
 import { AuthService } from "./auth-service.js";
 import { PipelineService } from "./pipeline-service.js";
 import { SystemService } from "./system-service.js";
+import { RunService } from "./run-service.js";
+import { Executor } from "../engine/executor.js";
+import { NODE_TYPE_REGISTRY } from "../engine/nodes/index.js";
+import type { SecretsResolver } from "../connectors/resolver.js";
+import { loadVault, SECRET_KEY_ENV, type Vault } from "../vault/vault.js";
+import { ConnectionService } from "./connection-service.js";
+import { VariableService } from "./variable-service.js";
+import { WebhookService } from "./webhook-service.js";
+import { SchedulerService } from "../scheduler/scheduler-service.js";
+import { HookDispatcher } from "../hooks/hook-dispatcher.js";
 
 /** The application facade: what the Koa adapter, the CLI and embedders use. */
 export interface Sluice {
@@ -18,10 +28,28 @@ export interface Sluice {
   readonly pipelines: PipelineService;
   readonly system: SystemService;
   readonly insights: InsightsService;
+  /** Trigger, cancel, resume and read runs; DLQ. */
+  readonly runs: RunService;
+  /** Claims and executes queued runs (started by `start()`). */
+  readonly executor: Executor;
   readonly metrics: SluiceMetrics;
   /** Sequenced run/node/log events for live streams (WebSocket) with per-run replay. */
   readonly journal: EventJournal;
   readonly auth: AuthService;
+  /** Stored connections (secrets encrypted at rest). */
+  readonly connections: ConnectionService;
+  /** Variables (`secret` ones encrypted at rest). */
+  readonly variables: VariableService;
+  /** How the engine resolves `conn_id` and `${var.KEY}` (secrets decrypted in memory only). */
+  readonly secrets: SecretsResolver;
+  /** AES-256-GCM for secrets at rest. */
+  readonly vault: Vault;
+  /** Cron scheduling, catch-up, depends_on gating and SLA checks (runs on one instance: the lease holder). */
+  readonly scheduler: SchedulerService;
+  /** Inbound webhook triggers. */
+  readonly webhooks: WebhookService;
+  /** Outbound pipeline hooks (run/node/SLA notifications). */
+  readonly hooks: HookDispatcher;
   /** Starts background work (executor, scheduler). Idempotent. */
   start(): Promise<void>;
   /** Stops background work and closes the database. Idempotent. */
@@ -43,6 +71,61 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
   const metrics = new SluiceMetrics({ store, events });
   const journal = new EventJournal(events);
   journal.start();
+  let vault: Vault;
+  try {
+    vault = loadVault({ sqliteFile: parsed.filePath, stateDir: options.stateDir, envKey: input.secretKey ?? process.env[SECRET_KEY_ENV] });
+    // a wrong or missing key is a startup error naming the key, not garbage later
+    const sample = (await store.connections.anyEncrypted()) ?? (await store.variables.anySecret());
+    if (sample) vault.decrypt(sample);
+  } catch (e) {
+    await store.close().catch(() => undefined);
+    throw e;
+  }
+  const connections = new ConnectionService({ store, vault, clock, logger: options.logger });
+  const variables = new VariableService({ store, vault, clock });
+  // the ONE place the engine gets its secrets from
+  const secrets: SecretsResolver = input.secrets ?? {
+    connection: (connId) => connections.resolve(connId),
+    variable: (key) => variables.resolve(key),
+  };
+  const registry = { ...NODE_TYPE_REGISTRY, ...(input.nodeTypes ?? {}) };
+  const executor = new Executor({
+    store: store.runs,
+    pipelines: store.pipelines,
+    events,
+    clock,
+    logger: options.logger,
+    registry,
+    secrets,
+    fileRoots: options.fileRoots,
+    parallelism: options.parallelism,
+    maxConcurrentRuns: options.maxConcurrentRuns,
+    pollMs: options.executorPollMs,
+  });
+  const insights = new InsightsService({ store, clock });
+  const runs = new RunService({
+    store,
+    events,
+    clock,
+    executor,
+    registry,
+    insights,
+    dryRun: { registry, secrets, fileRoots: options.fileRoots },
+  });
+  const logger = options.logger;
+  const scheduler = new SchedulerService({
+    store,
+    events,
+    clock,
+    logger,
+    runs: {
+      trigger: (pipelineId, trigger, params) => runs.trigger(pipelineId, { trigger, params }),
+      latestRun: (pipelineId) => runs.latestRun(pipelineId),
+      lastSuccessFinishedAt: (pipelineId) => runs.lastSuccessFinishedAt(pipelineId),
+    },
+  });
+  const webhooks = new WebhookService({ store, clock, trigger: (pipelineId, params) => runs.trigger(pipelineId, { trigger: "webhook", params }) });
+  const hooks = new HookDispatcher({ store, events, logger, appendRunLog: (runId, level, message) => runs.appendLog(runId, level, message) });
 
   return {
     options,
@@ -50,19 +133,34 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
     events,
     pipelines: new PipelineService({ store, events, clock }),
     system: new SystemService({ store, maxConcurrentRuns: options.maxConcurrentRuns, startedAt, clock }),
-    insights: new InsightsService({ store, clock }),
+    insights,
+    runs,
+    executor,
     metrics,
     journal,
+    scheduler,
+    webhooks,
+    connections,
+    variables,
+    secrets,
+    vault,
+    hooks,
     auth: new AuthService({ store, clock, logger: options.logger, apiKeys: options.apiKeys, jwtSecret }),
     async start() {
       if (started) return;
       started = true;
       metrics.start();
+      hooks.start();
+      await executor.start();
+      await scheduler.start();
     },
     async close() {
       if (closed) return;
       closed = true;
+      await scheduler.stop();
+      await hooks.stop();
       metrics.stop();
+      await executor.stop();
       journal.stop();
       events.removeAllListeners();
       await store.close();

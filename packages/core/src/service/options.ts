@@ -1,8 +1,11 @@
+import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import type { Clock } from "../clock.js";
 import { systemClock } from "../clock.js";
 import { createConsoleLogger, type Logger } from "../logger.js";
+import type { SecretsResolver } from "../connectors/resolver.js";
+import type { NodeTypeRegistry } from "../engine/run-execution.js";
 
 export const SluiceOptionsSchema = z
   .object({
@@ -12,7 +15,7 @@ export const SluiceOptionsSchema = z
     maxConcurrentRuns: z.number().int().min(1).max(1024).default(8),
     /** Node parallelism within a wave, unless a pipeline sets its own. */
     parallelism: z.number().int().min(1).max(64).default(4),
-    /** Directories that source_file/sink_file paths must resolve into. */
+    /** Directories that source_file/sink_file paths must resolve into. Default: the data directory and the OS temp dir. */
     fileRoots: z.array(z.string().min(1)).optional(),
     /** API keys accepted as admin credentials (`svc_` + 48 hex). */
     apiKeys: z.array(z.string().min(1)).default([]),
@@ -24,6 +27,16 @@ export const SluiceOptionsSchema = z
     /** JWT signing secret (32 bytes: hex, plain or base64). Default: env `SVC_JWT_SECRET`, else `.svc-jwt-secret`. */
     jwtSecret: z.string().min(1).optional(),
     logger: z.custom<Logger>((v) => typeof v === "object" && v !== null && typeof (v as Logger).error === "function").optional(),
+    /** Secrets key (32 bytes: 64 hex or base64). Default: env `SLUICE_SECRET_KEY`, else the key file (`{db}.key`). */
+    secretKey: z.string().min(1).optional(),
+    /** Replaces how nodes reach connections and variables (default: the stored ones, `sluice.secrets`). */
+    secrets: z
+      .custom<SecretsResolver>((v) => typeof v === "object" && v !== null && typeof (v as SecretsResolver).connection === "function")
+      .optional(),
+    /** Extra or replacement node types, merged over the built-in registry (keyed by type name). */
+    nodeTypes: z.custom<NodeTypeRegistry>((v) => typeof v === "object" && v !== null).optional(),
+    /** Fallback poll (ms) for runs queued by other instances; triggers in this process start at once. */
+    executorPollMs: z.number().int().min(10).max(600_000).default(1000),
     clock: z.custom<Clock>((v) => typeof v === "object" && v !== null && typeof (v as Clock).now === "function").optional(),
   })
   .strict();
@@ -37,6 +50,7 @@ export interface ResolvedSluiceOptions {
   readonly fileRoots: readonly string[];
   readonly apiKeys: readonly string[];
   readonly stateDir: string;
+  readonly executorPollMs: number;
   readonly clock: Clock;
   readonly logger: Logger;
 }
@@ -50,9 +64,10 @@ export function resolveOptions(input: SluiceOptions, sqliteFile: string | null):
     database: parsed.database,
     maxConcurrentRuns: parsed.maxConcurrentRuns,
     parallelism: parsed.parallelism,
-    fileRoots: Object.freeze((parsed.fileRoots ?? [stateDir]).map((r) => path.resolve(r))),
+    fileRoots: Object.freeze((parsed.fileRoots ?? [stateDir, os.tmpdir()]).map((r) => path.resolve(r))),
     apiKeys: Object.freeze([...parsed.apiKeys]),
     stateDir,
+    executorPollMs: parsed.executorPollMs,
     clock: parsed.clock ?? systemClock,
     logger: parsed.logger ?? createConsoleLogger(),
   });

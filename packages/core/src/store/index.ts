@@ -1,4 +1,8 @@
 export type {
+  ClaimedRun,
+  NodeOutputKind,
+  NodeOutputRecord,
+  RunStore,
   DialectName,
   InsightStore,
   LeaseStore,

@@ -1,5 +1,6 @@
 import type { PageRequest } from "../model/common.js";
-import type { Run } from "../model/run.js";
+import type { DlqEntry } from "../model/dlq.js";
+import type { LogEntry, LogLevel, NodeRun, Run, RunStatus } from "../model/run.js";
 import type { Pipeline, PipelineDefinition, PipelineSummary } from "../model/pipeline.js";
 import type { Role } from "../model/user.js";
 import type { PipelineVersion } from "../model/version.js";
@@ -163,18 +164,119 @@ export interface WebhookStore {
   tagRun(runId: string, key: string): Promise<void>;
 }
 
+export interface ClaimedRun extends Run {
+  owner: string;
+}
+
+/** Persisted node data: `preview` (first 50 rows), `profile`, and `output` (the full DataSet, kept for resume). */
+export type NodeOutputKind = "preview" | "profile" | "output";
+
+export interface NodeOutputRecord {
+  run_id: string;
+  node_id: string;
+  kind: NodeOutputKind;
+  data: unknown;
+}
+
+/** Runs, node runs, logs, persisted node outputs and the dead-letter queue (DESIGN.md §2). */
+export interface RunStore {
+  insert(runs: readonly Run[]): Promise<void>;
+  get(id: string): Promise<Run | null>;
+  /** Newest first. */
+  listForPipeline(pipelineId: string, page: { page: number; per_page: number }): Promise<{ items: Run[]; total: number }>;
+  latest(pipelineId: string): Promise<Run | null>;
+  lastSuccessFinishedAt(pipelineId: string): Promise<string | null>;
+  /** Atomically moves up to `limit` pending runs (oldest first) to `running` under `owner`. */
+  claimPending(owner: string, limit: number, nowIso: string): Promise<ClaimedRun[]>;
+  heartbeat(owner: string, runIds: readonly string[], nowIso: string): Promise<void>;
+  /** Owners of runs currently `running`, with their latest heartbeat. */
+  runningOwners(): Promise<{ owner: string | null; heartbeat_at: string | null }[]>;
+  /** Marks the `running` runs of the given owners `failed` with `error`; returns their ids. */
+  failRunsOfOwners(owners: readonly (string | null)[], error: string, nowIso: string): Promise<Run[]>;
+  /**
+   * Sets status (and the given fields) when the run's status is one of `from`; false when it was not (so racing
+   * writers cannot overwrite a cancel or a finish).
+   */
+  transition(
+    id: string,
+    from: readonly RunStatus[],
+    to: RunStatus,
+    fields?: { error?: string | null; started_at?: string | null; finished_at?: string | null; owner?: string | null },
+  ): Promise<boolean>;
+  /** Upserts node runs and appends logs in one transaction (the executor's batched write). */
+  writeBatch(batch: { nodeRuns: readonly NodeRun[]; logs: readonly LogEntry[]; outputs: readonly NodeOutputRecord[] }): Promise<void>;
+  nodeRuns(runId: string): Promise<NodeRun[]>;
+  /** Oldest first. */
+  logs(runId: string, filter?: { node_id?: string; level?: LogLevel }): Promise<LogEntry[]>;
+  output(runId: string, nodeId: string, kind: NodeOutputKind): Promise<unknown>;
+  deleteOutputs(runId: string, kind: NodeOutputKind): Promise<void>;
+  insertDlq(entries: readonly DlqEntry[]): Promise<void>;
+  /** Newest first. */
+  listDlq(pipelineId: string, includeResolved: boolean, limit: number): Promise<DlqEntry[]>;
+  /** False when no entry of that pipeline has that id. */
+  resolveDlq(pipelineId: string, id: string, nowIso: string): Promise<boolean>;
+}
+
+/** A connection row as stored: secrets already encrypted by the vault. */
+export interface ConnectionRecord {
+  id: string;
+  conn_id: string;
+  type: string;
+  host: string;
+  port: number | null;
+  schema: string;
+  login: string;
+  password_enc: string | null;
+  extra_enc: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ConnectionStore {
+  /** False when the conn_id exists. */
+  insert(record: ConnectionRecord): Promise<boolean>;
+  update(record: ConnectionRecord): Promise<boolean>;
+  get(connId: string): Promise<ConnectionRecord | null>;
+  /** Ordered by conn_id. */
+  list(page?: PageRequest): Promise<{ items: ConnectionRecord[]; total: number }>;
+  delete(connId: string): Promise<boolean>;
+  /** Any stored encrypted value (startup key check), or null. */
+  anyEncrypted(): Promise<string | null>;
+}
+
+/** A variable row as stored: `value` is plain for `string`, a vault envelope for `secret`. */
+export interface VariableRecord {
+  key: string;
+  type: "string" | "secret";
+  value: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface VariableStore {
+  /** Inserts or replaces; true when it was created. */
+  upsert(record: VariableRecord): Promise<boolean>;
+  get(key: string): Promise<VariableRecord | null>;
+  list(page?: PageRequest): Promise<{ items: VariableRecord[]; total: number }>;
+  delete(key: string): Promise<boolean>;
+  anySecret(): Promise<string | null>;
+}
+
 /** The storage port: one implementation per backend, the same contract for all (see test/store-contract). */
 export interface Store {
   readonly dialect: DialectName;
   /** For a file database, the path of the file; null for server databases. */
   readonly filePath: string | null;
   readonly pipelines: PipelineStore;
+  readonly runs: RunStore;
   readonly system: SystemStore;
   readonly insights: InsightStore;
   readonly leases: LeaseStore;
   readonly webhooks: WebhookStore;
   readonly schedulerState: SchedulerStateStore;
   readonly users: UserStore;
+  readonly connections: ConnectionStore;
+  readonly variables: VariableStore;
   readonly loginAttempts: LoginAttemptStore;
   close(): Promise<void>;
 }

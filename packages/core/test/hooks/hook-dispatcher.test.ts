@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSluice, type Sluice } from "../../src/service/create-sluice.js";
 import { silentLogger } from "../../src/logger.js";
 import { HookDispatcher } from "../../src/hooks/hook-dispatcher.js";
+import { SluiceEvents } from "../../src/events.js";
+import { createHttpClient } from "../../src/engine/http/http-client.js";
 import { createTestDatabase, type TestDatabase } from "../../../../test-support/databases.js";
 
 interface Received {
@@ -105,5 +107,33 @@ describe("hook delivery", () => {
     sluice.events.emit("sla.missed", { pipeline_id: p.id, pipeline_name: "sla", date: "2026-11-22", deadline: "2026-11-22T06:00:00.000Z", timestamp: ts() });
     await dispatcher.idle();
     expect(received.find((r) => r.path === "/sla")?.body).toMatchObject({ event: "sla.missed", date: "2026-11-22", deadline: "2026-11-22T06:00:00.000Z", run_id: null });
+  });
+
+  it("never reaches a link-local / metadata address, even through a DNS name (no request leaves the machine)", async () => {
+    const logs: string[] = [];
+    let lookups = 0;
+    // its own bus, so the suite's other dispatcher (system DNS) never sees this hook
+    const bus = new SluiceEvents();
+    const guarded = new HookDispatcher({
+      store: sluice.store,
+      events: bus,
+      logger: silentLogger,
+      retries: 0,
+      // the test resolver maps the name to the metadata address; the guard refuses it inside the lookup
+      http: createHttpClient({ resolver: async () => (lookups++, [{ address: "169.254.169.254", family: 4 }]) }),
+      appendRunLog: async (_runId, level, message) => {
+        logs.push(`${level} ${message}`);
+      },
+    });
+    guarded.start();
+    try {
+      const p = await sluice.pipelines.create({ name: "ssrf", hooks: [{ event: "run.succeeded", url: "http://metadata.test/latest/meta-data" }] });
+      bus.emit("run.completed", { run_id: "r-ssrf", pipeline_id: p.id, status: "success", timestamp: ts() });
+      await guarded.idle();
+      expect(lookups).toBeGreaterThan(0);
+      expect(logs).toContainEqual(expect.stringMatching(/^warning hook run.succeeded .*failed after 1 attempts: .*(link-local|metadata|not allowed|forbidden)/i));
+    } finally {
+      await guarded.stop();
+    }
   });
 });

@@ -3,6 +3,10 @@ import {
   BackfillRequestSchema,
   BulkRequestSchema,
   ChangePasswordRequestSchema,
+  ConnectionCreateSchema,
+  ConnectionUpdateSchema,
+  VariableUpsertSchema,
+  VariableUpdateSchema,
   CreateUserRequestSchema,
   LoginRequestSchema,
   PipelineCreateSchema,
@@ -12,6 +16,7 @@ import {
   RollbackRequestSchema,
   TriggerRunRequestSchema,
   ValidateNodesRequestSchema,
+  WebhookBodySchema,
 } from "@sluice/core";
 import type { z } from "zod";
 
@@ -50,6 +55,25 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
   "GET /lineage": { tag: "insights", summary: "Lineage graph across pipelines", success: [200, "{nodes, edges}"] },
   "GET /pipelines/:id/impact": { tag: "insights", summary: "Downstream pipelines (depends_on and shared tables)", success: [200, "{pipeline_id, downstream}"] },
 
+  "GET /scheduler/status": { tag: "scheduler", summary: "Every scheduled pipeline with its next and last run", success: [200, "[{pipeline_id, pipeline_name, schedule, timezone, enabled, next_run, last_run}]"] },
+  "GET /pipelines/:id/deps": { tag: "scheduler", summary: "The pipeline's dependencies and whether each is satisfied", success: [200, "[{pipeline_id, name, last_status, satisfied}]"] },
+  "POST /pipelines/:id/webhook": { tag: "runs", summary: "Trigger a run with the pipeline's webhook token (?token= or X-Webhook-Token); optional Idempotency-Key", body: WebhookBodySchema, query: { token: "the pipeline's webhook_token (or header X-Webhook-Token)" }, success: [202, "{run_id, pipeline_id, status}"] },
+
+  "GET /connection-types": { tag: "connections", summary: "The seven connection types with their labels and fields", success: [200, "[{type, label, fields}]"] },
+  "GET /connections": { tag: "connections", summary: "List connections (password empty, no extra)", query: PAGE, success: [200, "array, or the envelope"] },
+  "POST /connections": { tag: "connections", summary: "Create a connection (secrets encrypted at rest)", body: ConnectionCreateSchema, success: [201, "the connection, password masked"] },
+  "GET /connections/:conn_id": { tag: "connections", summary: "Get a connection (password ********, extra decrypted)", success: [200, "the connection"] },
+  "PUT /connections/:conn_id": { tag: "connections", summary: "Update a connection; password ******** or omitted keeps it", body: ConnectionUpdateSchema, success: [200, "the connection"] },
+  "DELETE /connections/:conn_id": { tag: "connections", summary: "Delete a connection", success: [204, "no body"] },
+  "POST /connections/:conn_id/test": { tag: "connections", summary: "Test the connection with its driver (5 s bound)", success: [200, "{success, message, driver} or {success: false, error}"] },
+  "GET /connections/:conn_id/used-by": { tag: "connections", summary: "Pipelines whose nodes use the connection", success: [200, "[{pipeline_id, name, node_ids}]"] },
+  "GET /variables": { tag: "variables", summary: "List variables (secret values ********)", query: PAGE, success: [200, "array, or the envelope"] },
+  "POST /variables": { tag: "variables", summary: "Create or update a variable", body: VariableUpsertSchema, success: [201, "the variable (200 when updated)"] },
+  "GET /variables/:key": { tag: "variables", summary: "Get a variable", success: [200, "the variable"] },
+  "PUT /variables/:key": { tag: "variables", summary: "Update a variable; value ******** keeps a secret", body: VariableUpdateSchema, success: [200, "the variable"] },
+  "DELETE /variables/:key": { tag: "variables", summary: "Delete a variable", success: [204, "no body"] },
+  "GET /variables/:key/used-by": { tag: "variables", summary: "Pipelines referencing ${var.KEY}", success: [200, "[{pipeline_id, name, node_ids}]"] },
+
   "GET /pipelines": { tag: "pipelines", summary: "List pipeline summaries", query: PAGE, success: [200, "array of summaries, or the envelope"] },
   "POST /pipelines": { tag: "pipelines", summary: "Create a pipeline", body: PipelineCreateSchema, success: [201, "the full pipeline"] },
   "POST /pipelines/import": { tag: "pipelines", summary: "Import an exported pipeline document", body: PipelineImportSchema, success: [201, "the new pipeline"] },
@@ -67,4 +91,16 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
 
   "POST /pipelines/:id/run": { tag: "runs", summary: "Trigger a run", body: TriggerRunRequestSchema, success: [202, "{id, pipeline_id, status}"] },
   "POST /pipelines/:id/backfill": { tag: "runs", summary: "One run per date in a range", body: BackfillRequestSchema, success: [202, "array of run ids"] },
+  "POST /pipelines/:id/dry-run": { tag: "runs", summary: "Run in memory: no run record, no events; first 10 rows per node", body: TriggerRunRequestSchema, success: [200, "object keyed by node id: {node_id, name, status, columns, rows}"] },
+  "GET /pipelines/:id/runs": { tag: "runs", summary: "Runs of a pipeline, newest first (50 by default)", query: PAGE, success: [200, "array of runs, or the envelope"] },
+  "GET /runs/calendar": { tag: "runs", summary: "Run counts per day", query: { days: "default 90, max 365" }, success: [200, "[{date, success, failed, total}]"] },
+  "GET /runs/:run_id": { tag: "runs", summary: "A run with its node runs", success: [200, "run with node_runs"] },
+  "POST /runs/:run_id/cancel": { tag: "runs", summary: "Cancel a pending or running run (409 when finished)", success: [200, "{id, status: cancelled}"] },
+  "POST /runs/:run_id/resume": { tag: "runs", summary: "Resume a failed run (400 otherwise)", success: [202, "{id, status: pending}"] },
+  "GET /runs/:run_id/logs": { tag: "runs", summary: "Run log entries, oldest first", query: { node_id: "only this node", level: "debug|info|warning|error" }, success: [200, "array of log entries"] },
+  "GET /runs/:run_id/logs/export": { tag: "runs", summary: "Logs as a text file download", success: [200, "text/plain attachment run-<id>-logs.txt"] },
+  "GET /runs/:run_id/nodes/:node_id/preview": { tag: "runs", summary: "First 50 rows of a node's output", success: [200, "{node_id, columns, rows}"] },
+  "GET /runs/:run_id/nodes/:node_id/profile": { tag: "runs", summary: "Profile of a node's whole output", success: [200, "{node_id, row_count, columns}"] },
+  "GET /pipelines/:id/dlq": { tag: "runs", summary: "Dead-letter entries of a pipeline, newest first", query: { include_resolved: "true|false (default false)", limit: "default 50, max 500" }, success: [200, "array of DLQ entries"] },
+  "POST /pipelines/:id/dlq/:dlqId/resolve": { tag: "runs", summary: "Mark a DLQ entry resolved", success: [200, "{id, status: resolved}"] },
 };

@@ -7,6 +7,7 @@ import type { Store } from "../ports.js";
 import { DIALECTS } from "./dialects/index.js";
 import { MIGRATIONS, MIGRATIONS_TABLE, migrationSource } from "./migrations/index.js";
 import { createPipelineStore } from "./pipeline-store.js";
+import { createRunStore } from "./run-store.js";
 import { createInsightStore } from "./insight-store.js";
 import { createLeaseStore } from "./lease-store.js";
 import { createWebhookStore } from "./webhook-store.js";
@@ -14,12 +15,34 @@ import { createSchedulerStateStore } from "./scheduler-state-store.js";
 import { createSystemStore } from "./system-store.js";
 import { createLoginAttemptStore } from "./login-attempt-store.js";
 import { createUserStore } from "./user-store.js";
+import { createConnectionStore } from "./connection-store.js";
+import { createVariableStore } from "./variable-store.js";
 
 /** knex prints driver errors (with stacks) itself; they reach callers as errors instead. */
 const QUIET_KNEX_LOG = { warn() {}, error() {}, deprecate() {}, debug() {} };
 
 export interface KnexStore extends Store {
   readonly knex: Knex;
+}
+
+/** Errors another instance migrating the same fresh database at the same moment can cause; they pass once it is done. */
+const CONCURRENT_MIGRATION = /already locked|already exists|duplicate (key|entry)|deadlock|lock wait timeout/i;
+
+/**
+ * Runs pending migrations. Several instances started together on one PostgreSQL/MySQL database race to create
+ * knex's migration tables and take its lock; the losers wait and try again until the winner has finished.
+ */
+async function migrateLatest(knex: Knex): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      await knex.migrate.latest({ migrationSource, tableName: MIGRATIONS_TABLE });
+      return;
+    } catch (e) {
+      if (!CONCURRENT_MIGRATION.test((e as Error).message) || Date.now() > deadline) throw e;
+      await new Promise((resolve) => setTimeout(resolve, 200 + Math.random() * 300));
+    }
+  }
 }
 
 /**
@@ -41,7 +64,7 @@ export async function createKnexStore(database: string): Promise<KnexStore> {
   }
   try {
     await refuseNewerSchema(knex);
-    await knex.migrate.latest({ migrationSource, tableName: MIGRATIONS_TABLE });
+    await migrateLatest(knex);
   } catch (e) {
     await knex.destroy().catch(() => undefined);
     if (e instanceof SluiceError) throw e;
@@ -52,12 +75,15 @@ export async function createKnexStore(database: string): Promise<KnexStore> {
     filePath: parsed.filePath,
     knex,
     pipelines: createPipelineStore(knex),
+    runs: createRunStore(knex, dialect),
     system: createSystemStore(knex, dialect),
     insights: createInsightStore(knex),
     leases: createLeaseStore(knex),
     webhooks: createWebhookStore(knex),
     schedulerState: createSchedulerStateStore(knex),
     users: createUserStore(knex),
+    connections: createConnectionStore(knex),
+    variables: createVariableStore(knex),
     loginAttempts: createLoginAttemptStore(knex),
     close: () => knex.destroy(),
   };

@@ -1,10 +1,10 @@
 // Embeds Sluice in a Node process: create, update and list pipelines without any HTTP server.
-// Run: npx tsx examples/embed-core/index.ts [database]   (default: a temporary SQLite file)
+// Run: node examples/embed-core/index.mjs [database]   (default: a temporary SQLite file)
 import os from "node:os";
 import path from "node:path";
 import { createSluice } from "@sluice/core";
 
-export async function main(database = path.join(os.tmpdir(), `sluice-example-${process.pid}.db`)): Promise<string[]> {
+export async function main(database = path.join(os.tmpdir(), `sluice-example-${process.pid}.db`)) {
   const sluice = await createSluice({ database });
   try {
     await sluice.start();

@@ -1,0 +1,51 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createSluice, type Sluice } from "../../src/service/create-sluice.js";
+import { silentLogger } from "../../src/logger.js";
+import { createTestDatabase, type TestDatabase } from "../../../../test-support/databases.js";
+
+/** A clock fixed at a given instant: each "restart" below is a new Sluice on the same database at a later time. */
+const at = (iso: string) => ({ now: () => new Date(iso) });
+
+let db: TestDatabase | null = null;
+const open: Sluice[] = [];
+afterEach(async () => {
+  for (const s of open.splice(0)) await s.close();
+  await db?.drop();
+  db = null;
+});
+
+async function boot(iso: string): Promise<Sluice> {
+  const sluice = await createSluice({ database: db!.url, clock: at(iso), logger: silentLogger, jwtSecret: "1".repeat(64) });
+  open.push(sluice);
+  await sluice.start();
+  return sluice;
+}
+
+const runsOf = async (sluice: Sluice, pipelineId: string) =>
+  (await sluice.store.knex("runs").where("pipeline_id", pipelineId).select("trigger", "created_at")) as { trigger: string; created_at: string }[];
+
+describe("catch-up across a real restart", () => {
+  it("queues one `catchup` run for a slot missed while down (< 24 h), and none on a further restart", async () => {
+    db = await createTestDatabase("sqlite");
+    const first = await boot("2026-11-22T09:58:30Z");
+    const hourly = await first.pipelines.create({ name: "hourly", schedule: "0 * * * *" });
+    await first.close();
+
+    const second = await boot("2026-11-22T10:30:00Z"); // the 10:00 slot passed while no process ran
+    const runs = await runsOf(second, hourly.id);
+    expect(runs.map((r) => r.trigger)).toEqual(["catchup"]);
+    await second.close();
+
+    const third = await boot("2026-11-22T10:40:00Z"); // nothing new was missed
+    expect((await runsOf(third, hourly.id)).map((r) => r.trigger)).toEqual(["catchup"]);
+  });
+
+  it("skips a miss older than 24 h", async () => {
+    db = await createTestDatabase("sqlite");
+    const first = await boot("2026-11-22T09:00:00Z"); // a Sunday
+    const weekly = await first.pipelines.create({ name: "weekly", schedule: "0 10 * * 1" });
+    await first.close();
+    const later = await boot("2026-11-25T12:00:00Z"); // Monday 10:00 was missed more than 24 h ago
+    expect(await runsOf(later, weekly.id)).toEqual([]);
+  });
+});
