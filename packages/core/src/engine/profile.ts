@@ -1,5 +1,6 @@
 import type { ColumnProfile, NodeProfile } from "../model/run.js";
 import type { DataSet } from "./dataset.js";
+import { DistinctCounter } from "./distinct-counter.js";
 
 export type { ColumnProfile, NodeProfile };
 
@@ -20,7 +21,10 @@ const comparable = (v: unknown): v is number | string => typeof v === "number" |
  */
 const computed = new WeakMap<DataSet, NodeProfile>();
 
-/** Profile of a node's whole output: per column type, nulls, distinct values, min/max and the numeric mean. */
+/**
+ * Profile of a node's whole output: per column type, nulls, distinct values (exact up to 20,000, estimated above —
+ * see DistinctCounter), min/max and the numeric mean.
+ */
 export function profileDataSet(nodeId: string, data: DataSet): NodeProfile {
   const known = computed.get(data);
   if (known && known.row_count === data.rows.length) return { ...known, node_id: nodeId };
@@ -37,15 +41,20 @@ function computeProfile(nodeId: string, data: DataSet): NodeProfile {
     let numeric = 0;
     let min: number | string | undefined;
     let max: number | string | undefined;
-    const distinct = new Set<unknown>();
+    const distinct = new DistinctCounter();
     const types = new Set<string>();
+    let lastType = "";
     for (const row of data.rows) {
       const v = row[name];
       if (v === null || v === undefined) {
         nulls++;
         continue;
       }
-      types.add(typeOf(v));
+      const t = typeOf(v);
+      if (t !== lastType) {
+        types.add(t);
+        lastType = t;
+      }
       distinct.add(typeof v === "object" ? JSON.stringify(v) : v);
       if (typeof v === "number" && Number.isFinite(v)) {
         sum += v;
@@ -62,7 +71,7 @@ function computeProfile(nodeId: string, data: DataSet): NodeProfile {
       type,
       null_count: nulls,
       null_pct: total === 0 ? 0 : Math.round((nulls / total) * 10000) / 100,
-      distinct_count: distinct.size,
+      distinct_count: distinct.count,
       min: min ?? null,
       max: max ?? null,
       mean: numeric > 0 ? sum / numeric : null,

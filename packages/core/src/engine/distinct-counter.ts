@@ -1,0 +1,79 @@
+/**
+ * Counts the distinct values of one column for node profiles. Exact (a Set) up to EXACT_LIMIT distinct values;
+ * beyond that it switches to a HyperLogLog estimate (2^14 registers, standard error ≈ 0.8 %), because a Set of a
+ * million strings costs more than the rest of a pipeline's bookkeeping together. No maintained npm package offers
+ * HyperLogLog over arbitrary JS values, hence this small implementation.
+ */
+const EXACT_LIMIT = 20_000;
+const P = 14;
+const M = 1 << P;
+const ALPHA_MM = (0.7213 / (1 + 1.079 / M)) * M * M;
+
+const f64 = new Float64Array(1);
+const u32 = new Uint32Array(f64.buffer);
+
+/** MurmurHash3's 32-bit finaliser: spreads every input bit over the whole word. */
+function fmix(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+function hashValue(v: unknown): number {
+  if (typeof v === "number") {
+    f64[0] = v;
+    return fmix((u32[0]! ^ Math.imul(u32[1]!, 0x9e3779b1)) >>> 0);
+  }
+  const s = typeof v === "string" ? v : `${typeof v}:${String(v)}`;
+  let h = 0x811c9dc5; // FNV-1a over UTF-16 code units, then finalised
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return fmix(h >>> 0);
+}
+
+export class DistinctCounter {
+  private exact: Set<unknown> | null = new Set();
+  private registers: Uint8Array | null = null;
+
+  /** `v` is a primitive (objects are passed as their JSON text). */
+  add(v: unknown): void {
+    if (this.exact) {
+      this.exact.add(v);
+      if (this.exact.size > EXACT_LIMIT) this.switchToEstimate();
+      return;
+    }
+    this.addHashed(v);
+  }
+
+  get count(): number {
+    if (this.exact) return this.exact.size;
+    const registers = this.registers as Uint8Array;
+    let sum = 0;
+    let zeros = 0;
+    for (let i = 0; i < M; i++) {
+      const r = registers[i]!;
+      sum += 2 ** -r;
+      if (r === 0) zeros++;
+    }
+    const estimate = ALPHA_MM / sum;
+    // small-range correction (linear counting), as in the original paper
+    return Math.round(estimate <= 2.5 * M && zeros > 0 ? M * Math.log(M / zeros) : estimate);
+  }
+
+  private switchToEstimate(): void {
+    const values = this.exact as Set<unknown>;
+    this.exact = null;
+    this.registers = new Uint8Array(M);
+    for (const v of values) this.addHashed(v);
+  }
+
+  private addHashed(v: unknown): void {
+    const h = hashValue(v);
+    const index = h >>> (32 - P);
+    const rest = (h << P) >>> 0;
+    const rank = rest === 0 ? 32 - P + 1 : Math.clz32(rest) + 1;
+    const registers = this.registers as Uint8Array;
+    if (rank > registers[index]!) registers[index] = rank;
+  }
+}

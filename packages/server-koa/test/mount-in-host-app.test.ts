@@ -1,0 +1,52 @@
+import type { AddressInfo } from "node:net";
+import http from "node:http";
+import Koa from "koa";
+import mount from "koa-mount";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSluice, silentLogger, type Sluice } from "@sluice/core";
+import { createApp } from "../src/index.js";
+import { SluiceClient } from "../../client/src/index.js";
+
+/** The documented way to embed the API in an existing Koa service: `host.use(mount("/etl", createApp(sluice)))`. */
+describe("createApp mounted into an existing Koa app under a prefix", () => {
+  let sluice: Sluice;
+  let server: http.Server;
+  let base: string;
+  beforeAll(async () => {
+    sluice = await createSluice({ database: ":memory:", logger: silentLogger, jwtSecret: "7".repeat(64) });
+    await sluice.start();
+    const host = new Koa();
+    host.use(mount("/etl", createApp(sluice)));
+    host.use((ctx) => {
+      if (ctx.path === "/hello") ctx.body = { from: "host" };
+    });
+    server = host.listen(0, "127.0.0.1");
+    await new Promise((r) => server.once("listening", r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((r) => server?.close(r));
+    await sluice?.close();
+  });
+
+  it("serves the API and health under the prefix and leaves the host's own routes alone", async () => {
+    const created = await fetch(`${base}/etl/api/pipelines`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "mounted" }),
+    });
+    expect(created.status).toBe(201);
+    expect((await fetch(`${base}/etl/health`)).status).toBe(200);
+    expect(await (await fetch(`${base}/hello`)).json()).toEqual({ from: "host" });
+    expect((await fetch(`${base}/api/pipelines`)).status).toBe(404);
+    const bad = await fetch(`${base}/etl/api/pipelines/not-a-pipeline`);
+    expect(bad.status).toBe(404);
+    expect(await bad.json()).toHaveProperty("error");
+  });
+
+  it("works with the client given the prefixed base URL", async () => {
+    const client = new SluiceClient({ baseUrl: `${base}/etl` });
+    const list = await client.pipelines.list();
+    expect(list.map((p) => p.name)).toContain("mounted");
+  });
+});
