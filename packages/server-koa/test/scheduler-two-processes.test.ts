@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { createTestDatabase, tempDir, testDialects } from "../../../test-support/databases.js";
 
 const BIN = fileURLToPath(new URL("../bin/sluice.js", import.meta.url));
@@ -10,7 +10,12 @@ afterAll(() => {
   for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
 });
 
-function serve(db: string, cwd: string): Promise<string> {
+interface Served {
+  url: string;
+  output: () => string;
+}
+
+function serve(db: string, cwd: string): Promise<Served> {
   const child = spawn(process.execPath, [BIN, "serve", "--host", "127.0.0.1", "--port", "0", "--db", db], {
     cwd,
     env: { ...process.env, SVC_JWT_SECRET: "5".repeat(64), SLUICE_SECRET_KEY: "6".repeat(64) },
@@ -20,13 +25,13 @@ function serve(db: string, cwd: string): Promise<string> {
   return new Promise((resolve, reject) => {
     let out = "";
     child.stderr?.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    child.stdout?.on("data", (chunk: Buffer) => (out += chunk.toString()));
     const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 20_000);
-    child.stdout?.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
+    child.stdout?.on("data", () => {
       const m = /listening on (http:\/\/\S+?)\/api/.exec(out);
       if (m?.[1]) {
         clearTimeout(timer);
-        resolve(m[1]);
+        resolve({ url: m[1], output: () => out });
       }
     });
     child.once("exit", (code) => reject(new Error(`server exited ${code}: ${out}`)));
@@ -40,15 +45,19 @@ describe("two sluice processes on one PostgreSQL database", () => {
     const db = await createTestDatabase("postgres");
     const cwd = tempDir();
     try {
-      const [a, b] = await Promise.all([serve(db.url, cwd), serve(db.url, cwd)]);
-      const created = await fetch(`${a}/api/pipelines`, {
+      const servers = await Promise.all([serve(db.url, cwd), serve(db.url, cwd)]);
+      const leads = (s: Served) => s.output().includes("scheduler lease acquired");
+      await vi.waitFor(() => expect(servers.filter(leads)).toHaveLength(1), { timeout: 10_000 });
+      // create it through the instance that does NOT schedule: the leader must learn of it from the database
+      const follower = servers.find((s) => !leads(s)) as Served;
+      const leader = servers.find(leads) as Served;
+      const created = await fetch(`${follower.url}/api/pipelines`, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ name: "every minute, two schedulers", schedule: "* * * * *" }),
       });
       const { id } = (await created.json()) as { id: string };
-      // both instances answer for the same pipeline; exactly one of them holds the scheduler lease
-      expect((await fetch(`${b}/api/pipelines/${id}`)).status).toBe(200);
+      expect((await fetch(`${leader.url}/api/pipelines/${id}`)).status).toBe(200);
       // wait for two slot boundaries after creation
       const firstSlot = Math.ceil((Date.now() + 1) / 60_000) * 60_000;
       const secondSlot = firstSlot + 60_000;

@@ -41,6 +41,8 @@ export interface SchedulerDeps {
   leaseTtlMs?: number;
   /** How often SLA deadlines are checked. */
   slaIntervalMs?: number;
+  /** How often the leader looks for pipeline changes made by other instances (default 1 s). */
+  syncIntervalMs?: number;
 }
 
 const LEASE = "scheduler";
@@ -63,6 +65,8 @@ export class SchedulerService {
   private timer: unknown = null;
   private leaseTimer: unknown = null;
   private slaTimer: unknown = null;
+  private syncTimer: unknown = null;
+  private marker: string | null = null;
   private leader = false;
   private running = false;
   private ticking: Promise<void> = Promise.resolve();
@@ -92,8 +96,8 @@ export class SchedulerService {
   async stop(): Promise<void> {
     this.running = false;
     this.deps.events.off("pipeline.changed", this.onPipelineChanged);
-    for (const t of [this.timer, this.leaseTimer, this.slaTimer]) if (t) this.timers.clearTimeout(t);
-    this.timer = this.leaseTimer = this.slaTimer = null;
+    for (const t of [this.timer, this.leaseTimer, this.slaTimer, this.syncTimer]) if (t) this.timers.clearTimeout(t);
+    this.timer = this.leaseTimer = this.slaTimer = this.syncTimer = null;
     await this.ticking.catch(() => undefined);
     if (this.leader) await this.deps.store.leases.release(LEASE, this.instanceId).catch(() => undefined);
     this.leader = false;
@@ -114,6 +118,7 @@ export class SchedulerService {
         await this.catchUp();
         await this.loadAll();
         this.scheduleSlaCheck();
+        this.scheduleSync();
       } else if (!held && this.leader) {
         this.leader = false;
         this.entries.clear();
@@ -163,22 +168,47 @@ export class SchedulerService {
   }
 
   private async loadAll(): Promise<void> {
+    this.marker = await this.deps.store.pipelines.changeMarker();
+    const previous = new Map(this.entries);
     this.entries.clear();
-    for (const pipeline of await this.scheduledPipelines()) this.register(pipeline);
+    for (const pipeline of await this.scheduledPipelines()) this.register(pipeline, previous.get(pipeline.id));
     this.arm();
+  }
+
+  /**
+   * Pipelines changed on another instance reach no `pipeline.changed` listener here, so the leader compares the
+   * store's change marker every second and reloads the schedules when it moved.
+   */
+  private scheduleSync(): void {
+    if (this.syncTimer) this.timers.clearTimeout(this.syncTimer);
+    this.syncTimer = this.timers.setTimeout(() => {
+      this.syncTimer = null;
+      if (!this.running || !this.leader) return;
+      void this.deps.store.pipelines
+        .changeMarker()
+        .then((marker) => (marker !== this.marker && this.leader ? this.loadAll() : undefined))
+        .catch((err: unknown) => this.fail("sync", err))
+        .finally(() => {
+          if (this.running && this.leader) this.scheduleSync();
+        });
+    }, this.deps.syncIntervalMs ?? 1000);
   }
 
   /** Re-reads one pipeline and (un)registers its schedule. */
   async refresh(pipelineId: string): Promise<void> {
     const pipeline = await this.deps.store.pipelines.get(pipelineId);
+    const previous = this.entries.get(pipelineId);
     this.entries.delete(pipelineId);
-    if (pipeline?.enabled && pipeline.schedule) this.register(pipeline);
+    if (pipeline?.enabled && pipeline.schedule) this.register(pipeline, previous);
     this.arm();
   }
 
-  private register(pipeline: Pipeline): void {
+  /** Keeps a pending slot of an unchanged schedule, so a reload at the very moment of a slot cannot skip it. */
+  private register(pipeline: Pipeline, previous?: Entry): void {
     try {
-      const next = nextSlot(pipeline.schedule as string, pipeline.schedule_timezone ?? "UTC", this.deps.clock.now());
+      const tz = pipeline.schedule_timezone ?? "UTC";
+      const unchanged = previous && previous.pipeline.schedule === pipeline.schedule && (previous.pipeline.schedule_timezone ?? "UTC") === tz;
+      const next = unchanged ? previous.next : nextSlot(pipeline.schedule as string, tz, this.deps.clock.now());
       this.entries.set(pipeline.id, { pipeline, next });
     } catch (err) {
       this.fail(`registration of ${pipeline.id}`, err);

@@ -32,6 +32,11 @@ export interface PipelineStore {
   listDependencyRefs(): Promise<{ id: string; name: string; depends_on: string[] }[]>;
   /** Existing ids among the given ones. */
   existingIds(ids: readonly string[]): Promise<Set<string>>;
+  /**
+   * A cheap marker that changes whenever any pipeline is created, updated or deleted, by this instance or another
+   * sharing the database (the scheduler leader polls it to pick up changes made elsewhere).
+   */
+  changeMarker(): Promise<string>;
 }
 
 export interface SystemStore {

@@ -3,7 +3,8 @@ import { createSluice, type Sluice } from "../../src/service/create-sluice.js";
 import { silentLogger } from "../../src/logger.js";
 import type { RunStatus } from "../../src/model/run.js";
 import { SchedulerService } from "../../src/scheduler/scheduler-service.js";
-import type { SchedulerRunsPort, Timers } from "../../src/scheduler/ports.js";
+import { realTimers, type SchedulerRunsPort, type Timers } from "../../src/scheduler/ports.js";
+import { SluiceEvents } from "../../src/events.js";
 import { createTestDatabase, type TestDatabase } from "../../../../test-support/databases.js";
 
 class FakeClock {
@@ -149,6 +150,41 @@ describe("scheduler with a fake clock", () => {
     await Promise.all([scheduler.tick(), other.tick()]);
     expect(ledger.of(p.id)).toHaveLength(1);
     await other.stop();
+  });
+
+  it("the leader picks up pipelines created, changed and deleted by another instance within its sync interval", async () => {
+    // a scheduler on its own event bus, as in another process: it hears nothing of sluice's pipeline.changed
+    const leader = new SchedulerService({
+      store: sluice.store,
+      events: new SluiceEvents(),
+      clock,
+      logger: silentLogger,
+      runs: ledger,
+      timers: realTimers,
+      syncIntervalMs: 20,
+    });
+    await leader.start();
+    try {
+      expect(leader.isLeader()).toBe(true);
+      const settle = () => new Promise((r) => setTimeout(r, 300)); // many sync intervals
+      const p = await sluice.pipelines.create({ name: "made elsewhere", schedule: "0 * * * *" });
+      await settle();
+      clock.set("2026-11-22T10:00:00Z");
+      await leader.tick();
+      expect(ledger.of(p.id)).toHaveLength(1);
+      await sluice.pipelines.update(p.id, { schedule: "30 * * * *" });
+      await settle();
+      clock.set("2026-11-22T10:30:00Z");
+      await leader.tick();
+      expect(ledger.of(p.id)).toHaveLength(2);
+      await sluice.pipelines.delete(p.id);
+      await settle();
+      clock.set("2026-11-22T11:30:00Z");
+      await leader.tick();
+      expect(ledger.of(p.id)).toHaveLength(2);
+    } finally {
+      await leader.stop();
+    }
   });
 
   it("reports an SLA miss once per local day", async () => {

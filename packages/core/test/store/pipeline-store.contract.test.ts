@@ -55,6 +55,22 @@ describe.each(dialects)("%s pipeline store contract", (dialect) => {
     expect(await store.pipelines.get(p.id)).toEqual(p);
   });
 
+  it(`${dialect}: the change marker moves on insert, update and delete, and only then`, async () => {
+    const before = await store.pipelines.changeMarker();
+    expect(await store.pipelines.changeMarker()).toBe(before);
+    const p = pipeline({ name: "marked" });
+    await store.pipelines.insert(p, note("created"));
+    const inserted = await store.pipelines.changeMarker();
+    expect(inserted).not.toBe(before);
+    await store.pipelines.update({ ...p, enabled: false }, note("disabled"));
+    const updated = await store.pipelines.changeMarker();
+    expect(updated).not.toBe(inserted);
+    await store.pipelines.delete(p.id);
+    const deleted = await store.pipelines.changeMarker();
+    expect(deleted).not.toBe(updated);
+    expect(await store.pipelines.changeMarker()).toBe(deleted);
+  });
+
   it(`${dialect}: get of an unknown id is null`, async () => {
     expect(await store.pipelines.get("does-not-exist")).toBeNull();
   });

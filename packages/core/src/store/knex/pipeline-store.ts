@@ -143,6 +143,14 @@ export function createPipelineStore(knex: Knex): PipelineStore {
         depends_on: parseJson<PipelineDefinition>(row.body, {} as PipelineDefinition).depends_on ?? [],
       }));
     },
+    async changeMarker() {
+      // every insert and update adds a version row; a delete removes the pipeline and its versions
+      const [p, v] = (await Promise.all([
+        knex("pipelines").count({ n: "*" }).max({ at: "updated_at" }).first(),
+        knex("pipeline_versions").count({ n: "*" }).max({ at: "created_at" }).first(),
+      ])) as (Row | undefined)[];
+      return [countOf(p), toStr(p?.at ?? ""), countOf(v), toStr(v?.at ?? "")].join("|");
+    },
     async existingIds(ids) {
       if (ids.length === 0) return new Set();
       const rows = (await knex("pipelines").select("id").whereIn("id", [...ids])) as Row[];
