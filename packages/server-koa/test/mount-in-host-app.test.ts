@@ -1,5 +1,5 @@
 import type { AddressInfo } from "node:net";
-import http from "node:http";
+import type http from "node:http";
 import Koa from "koa";
 import mount from "koa-mount";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
