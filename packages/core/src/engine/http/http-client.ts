@@ -36,7 +36,11 @@ export interface HttpClientOptions {
   resolver?: DnsResolver;
   /** Redirect hops followed (each re-checked); default 5. */
   maxRedirects?: number;
+  /** Largest response body read, in bytes (default 64 MiB); a larger one fails the request instead of filling memory. */
+  maxResponseBytes?: number;
 }
+
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
@@ -105,10 +109,37 @@ function networkError(e: unknown, url: string, signal?: AbortSignal): SluiceErro
   return new SluiceError("unprocessable", `request to ${describeUrl(url)} failed: ${cause}`);
 }
 
+/** Reads the body as UTF-8 text, refusing (and cancelling) one longer than `limit` bytes, declared or streamed. */
+async function readLimited(res: Response | Awaited<ReturnType<typeof undiciFetch>>, limit: number, url: string): Promise<string> {
+  const tooLarge = () => new SluiceError("unprocessable", `response from ${describeUrl(url)} is larger than ${limit} bytes`);
+  const declared = Number(res.headers.get("content-length") ?? "");
+  if (Number.isFinite(declared) && declared > limit) {
+    await res.body?.cancel();
+    throw tooLarge();
+  }
+  if (!res.body) return "";
+  const decoder = new TextDecoder();
+  const reader = res.body.getReader();
+  let received = 0;
+  let text = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    received += value.byteLength;
+    if (received > limit) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+  return text + decoder.decode();
+}
+
 /** Builds the guarded HTTP client: undici with a checking DNS lookup, redirects followed by hand and re-checked. */
 export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   const dispatcher = new Agent({ connect: { lookup: guardedLookup(options.resolver ?? systemDnsResolver) } });
   const maxRedirects = options.maxRedirects ?? 5;
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   return {
     async request(req) {
       let url = checkUrl(req.url);
@@ -126,7 +157,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
         if (!REDIRECT_STATUSES.has(res.status) || !location) {
           let text: string;
           try {
-            text = await res.text();
+            text = await readLimited(res, maxResponseBytes, url.href);
           } catch (e) {
             throw networkError(e, url.href, req.signal);
           }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpClient, type DnsResolver } from "../../../src/engine/http/http-client.js";
 import { SluiceError } from "../../../src/errors.js";
-import { startPeer, type PeerServer } from "../peer-server.js";
+import { startPeer, type PeerReply, type PeerServer } from "../peer-server.js";
 
 /** Test DNS: maps made-up names; anything else is unknown. Nothing here ever leaves 127.0.0.1. */
 function testResolver(map: Record<string, string>, asked: string[] = []): DnsResolver {
@@ -99,5 +99,18 @@ describe("guarded HTTP client", () => {
 
   it("refuses other schemes", async () => {
     await expect(createHttpClient().request({ method: "GET", url: "file:///etc/passwd" })).rejects.toThrow(/unsupported URL scheme/);
+  });
+
+  it("refuses a response body larger than the limit, declared or streamed, and still reads one within it", async () => {
+    const big = "x".repeat(300_000);
+    peer = await startPeer((req): PeerReply => (req.url === "/declared" ? { text: big, headers: { "content-length": String(big.length) } } : req.url === "/ok" ? { text: "é".repeat(1000) } : { text: big, headers: { "transfer-encoding": "chunked" } }));
+    const client = createHttpClient({ resolver: testResolver({}), maxResponseBytes: 100_000 });
+    for (const path of ["/declared", "/chunked"]) {
+      const err = await client.request({ method: "GET", url: `${peer.url}${path}` }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SluiceError);
+      expect((err as SluiceError).message).toMatch(/larger than 100000 bytes/);
+    }
+    const ok = await client.request({ method: "GET", url: `${peer.url}/ok` });
+    expect(ok.text).toBe("é".repeat(1000));
   });
 });
