@@ -51,10 +51,12 @@ export class Executor {
       t.unref();
       this.timers.push(t);
     };
-    every(this.options.pollMs ?? 1000, async () => this.wake());
+    every(this.options.pollMs ?? 1000, async () => {
+      this.wake();
+      await this.noticeRemoteCancels();
+    });
     every(this.options.heartbeatMs ?? 10_000, async () => {
       await this.options.store.heartbeat(this.owner, this.activeRunIds, this.now());
-      await this.noticeRemoteCancels();
       await this.recover();
     });
     this.wake();
@@ -132,7 +134,7 @@ export class Executor {
       });
   }
 
-  /** A run cancelled through another instance stops starting nodes here too. */
+  /** A run cancelled through another instance stops starting nodes here too, noticed within one poll interval. */
   private async noticeRemoteCancels(): Promise<void> {
     for (const id of this.activeRunIds) {
       if ((await this.options.store.get(id))?.status === "cancelled") this.cancel(id);

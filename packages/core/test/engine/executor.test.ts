@@ -166,6 +166,33 @@ describe("executor", () => {
     await expect(sluice.runs.resume(queued.id)).rejects.toMatchObject({ code: "bad_request" });
   });
 
+  it("a cancel made through another instance sharing the database stops new nodes here within a second", async () => {
+    const other = await createSluice({ database: db.url, logger: silentLogger, jwtSecret: TEST_JWT_SECRET, nodeTypes: FIXTURE_NODE_TYPES });
+    try {
+      const id = await pipeline({
+        nodes: [{ id: "slow", type: "code", config: { code: "x", sleep_ms: 2500 } }, { id: "next", type: "code", config: { code: "x" } }],
+        edges: [{ from: "slow", to: "next" }],
+      });
+      const queued = await sluice.runs.trigger(id);
+      while ((await sluice.runs.get(queued.id)).node_runs.find((n) => n.node_id === "slow")?.status !== "running") {
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      expect(await other.runs.cancel(queued.id)).toEqual({ id: queued.id, status: "cancelled" });
+      const run = await terminal(queued.id);
+      expect(run.status).toBe("cancelled");
+      // the executing node finishes; then `next` is settled one way or the other
+      let next = nodeRun(run, "next")?.status;
+      while (next === undefined || next === "pending" || next === "running") {
+        await new Promise((res) => setTimeout(res, 20));
+        next = nodeRun(await sluice.runs.get(queued.id), "next")?.status;
+      }
+      expect(next).toBe("cancelled");
+      expect(probe.calls.get("next")).toBeUndefined();
+    } finally {
+      await other.close();
+    }
+  });
+
   it("resume re-runs the failed node only and feeds the persisted output of the succeeded side of a join", async () => {
     const id = await pipeline({
       nodes: [src("left", [{ side: "L" }]), src("right_src", [{ side: "R" }]), { id: "right", type: "code", config: { code: "x" } }, { id: "j", type: "join", config: {} }],
