@@ -155,3 +155,43 @@ describe("a timed-out query is cancelled on the PostgreSQL server", async () => 
     }
   });
 });
+
+describe("PostgreSQL bigint values", async () => {
+  const pgAvailable = (await testDialects()).includes("postgres");
+  it.runIf(pgAvailable)("arrive as numbers when exact (larger ones as strings), so a copied table keeps a bigint column", async () => {
+    const t = await startTestServer("sqlite");
+    const target = await createTestDatabase("postgres");
+    try {
+      await t.fetch("/connections", { method: "POST", json: connectionFor("pgdb", target) });
+      const admin = new pg.Client({ connectionString: target.url });
+      await admin.connect();
+      await admin.query("create table ids (id bigint, big bigint); insert into ids values (42, 9223372036854775807), (7, 1)");
+      const p = (await (await t.fetch("/pipelines", {
+        method: "POST",
+        json: {
+          name: "copy ids",
+          nodes: [
+            { id: "read", type: "source_db", config: { conn_id: "pgdb", query: "select id, count(*) over () as total from ids order by id" } },
+            { id: "write", type: "sink_db", config: { conn_id: "pgdb", table: "ids_copy" } },
+            { id: "huge", type: "source_db", config: { conn_id: "pgdb", query: "select big from ids order by id" } },
+          ],
+          edges: [{ from: "read", to: "write" }],
+        },
+      })).json()) as { id: string };
+      const { id } = (await (await t.fetch(`/pipelines/${p.id}/run`, { method: "POST", json: {} })).json()) as { id: string };
+      const run = await t.client.runs.wait(id, { timeoutMs: 20_000 });
+      expect(run.status).toBe("success");
+      expect((await t.client.runs.preview(id, "read")).rows).toEqual([{ id: 7, total: 2 }, { id: 42, total: 2 }]);
+      expect((await t.client.runs.preview(id, "huge")).rows).toEqual([{ big: 1 }, { big: "9223372036854775807" }]);
+      const types = await admin.query("select column_name, data_type from information_schema.columns where table_name = 'ids_copy' order by column_name");
+      await admin.end();
+      expect(types.rows).toEqual([
+        { column_name: "id", data_type: "bigint" },
+        { column_name: "total", data_type: "bigint" },
+      ]);
+    } finally {
+      await t.close();
+      await target.drop();
+    }
+  });
+});

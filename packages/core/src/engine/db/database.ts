@@ -23,6 +23,25 @@ export function dbDialect(conn: ResolvedConnection): DbDialect {
   throw new SluiceError("invalid", `connection '${conn.conn_id}' is of type ${conn.type}; a database node needs postgres, mysql or sqlite`);
 }
 
+const PG_INT8_OID = 20;
+
+/**
+ * PostgreSQL `bigint` (and `count(*)`) arrives as a string from pg, which would turn ids into text columns
+ * downstream. Values that fit a JS number exactly become numbers; larger ones stay strings so no digit is lost.
+ * `numeric` stays a string (it is exact decimal).
+ */
+const pgTypes = {
+  getTypeParser(oid: number, format?: "text" | "binary") {
+    if (oid === PG_INT8_OID && format !== "binary") {
+      return (value: string) => {
+        const n = Number(value);
+        return Number.isSafeInteger(n) ? n : value;
+      };
+    }
+    return pg.types.getTypeParser(oid, format);
+  },
+};
+
 /** Opens the connection's database with one pooled connection. The caller closes it. */
 export async function openNodeDatabase(conn: ResolvedConnection): Promise<NodeDatabase> {
   const dialect = dbDialect(conn);
@@ -32,7 +51,7 @@ export async function openNodeDatabase(conn: ResolvedConnection): Promise<NodeDa
   }
   const knex =
     dialect === "postgres"
-      ? knexFactory({ client: "pg", connection: { connectionString: conn.uri }, pool: { min: 1, max: 1 } })
+      ? knexFactory({ client: "pg", connection: { connectionString: conn.uri, types: pgTypes } as Knex.PgConnectionConfig, pool: { min: 1, max: 1 } })
       : knexFactory({ client: "mysql2", connection: mysqlOptions(conn) as Knex.MySqlConnectionConfig, pool: { min: 1, max: 1 } });
   // the session id of the single pooled connection, to cancel its running statement from a second connection
   const idRows = await knex.raw(dialect === "postgres" ? "select pg_backend_pid() as id" : "select connection_id() as id");
