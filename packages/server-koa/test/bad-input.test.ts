@@ -36,6 +36,11 @@ describe("pipeline validation rules (SPEC part 7) reject create with 400 and a l
     ["self loop", { name: "d", nodes: [node("a")], edges: [{ from: "a", to: "a" }] }, /itself/],
     ["invalid cron", { name: "d", schedule: "61 * * * *" }, /invalid cron/],
     ["six-field cron", { name: "d", schedule: "0 0 * * * *" }, /expected 5 fields/],
+    ["day of week 7 (0-6, Sunday = 0)", { name: "d", schedule: "0 0 * * 7" }, /day of week 7/],
+    ["day of week range up to 7", { name: "d", schedule: "0 0 * * 5-7" }, /day of week 7/],
+    ["256 emoji", { name: "😀".repeat(256) }, /at most 255/],
+    ["wrong field type", { name: "d", tags: "x" }, /tags/],
+    ["missing name", {}, /name/],
     ["invalid timezone", { name: "d", schedule: "0 * * * *", schedule_timezone: "Mars/Olympus" }, /invalid timezone/],
     ["more than 500 nodes", { name: "d", nodes: Array.from({ length: 501 }, (_, i) => node(`n${i}`)) }, /at most 500 nodes/],
     ["bad sla_deadline", { name: "d", sla_deadline: "25:00" }, /sla_deadline/],
@@ -48,6 +53,11 @@ describe("pipeline validation rules (SPEC part 7) reject create with 400 and a l
     const err = await expectJsonError(res, 400);
     expect(Array.isArray(err.errors)).toBe(true);
     expect((err.errors as string[]).join("\n")).toMatch(pattern);
+  });
+
+  it("names are counted in characters, and day-of-week steps are not days", async () => {
+    expect((await t.fetch("/pipelines", { method: "POST", json: { name: "😀".repeat(255) } })).status).toBe(201);
+    expect((await t.fetch("/pipelines", { method: "POST", json: { name: "steps", schedule: "0 0 * * 0-6/2" } })).status).toBe(201);
   });
 
   it("exactly 255 characters and 500 nodes are accepted", async () => {
@@ -98,6 +108,20 @@ describe("malformed and hostile input is a JSON 4xx, never a 500", () => {
     await expectJsonError(await t.fetch("/pipelines", { method: "POST", headers: { "content-type": "application/json" }, body: big }), 413);
     const mid = JSON.stringify({ name: "mid", description: "x".repeat(6 * 1024 * 1024) });
     await expectJsonError(await t.fetch("/pipelines/import", { method: "POST", headers: { "content-type": "application/json" }, body: mid }), 413);
+  });
+
+  it("integers beyond the safe range are clamped like any large value, not refused", async () => {
+    const huge = "99999999999999999999";
+    const page = await t.fetch(`/pipelines?page=${huge}&per_page=${huge}`);
+    expect(page.status).toBe(200);
+    expect(await page.json()).toMatchObject({ items: [], per_page: 500 });
+    const calendar = await t.fetch(`/runs/calendar?days=${huge}`);
+    expect(calendar.status).toBe(200);
+    expect(((await calendar.json()) as unknown[]).length).toBe(365);
+  });
+
+  it("purge days: a negative value is refused with a message that says so", async () => {
+    await expectJsonError(await t.fetch("/system/purge", { method: "POST", json: { days: -1 } }), 400, /0 or more/);
   });
 
   it("non-numeric, zero and negative page values → 400", async () => {

@@ -59,6 +59,26 @@ describe("variables API", () => {
     expect((await json<{ value: string }>(await t.fetch("/variables/db.password"))).value).toBe("********");
   });
 
+  it("an update without type keeps a secret secret; ******** never turns it into a readable string", async () => {
+    await t.fetch("/variables", { method: "POST", json: { key: "api.token", value: "tok-1", type: "secret" } });
+    const kept = await t.fetch("/variables/api.token", { method: "PUT", json: { value: "********" } });
+    expect(kept.status).toBe(200);
+    expect(await json<Record<string, unknown>>(kept)).toMatchObject({ value: "********", type: "secret" });
+    expect(await t.sluice.secrets.variable("api.token")).toBe("tok-1");
+    const changed = await t.fetch("/variables/api.token", { method: "PUT", json: { value: "tok-2" } });
+    expect(await json<Record<string, unknown>>(changed)).toMatchObject({ value: "********", type: "secret" });
+    const posted = await t.fetch("/variables", { method: "POST", json: { key: "api.token", value: "tok-3" } });
+    expect(await json<Record<string, unknown>>(posted)).toMatchObject({ value: "********", type: "secret" });
+    expect(await t.sluice.secrets.variable("api.token")).toBe("tok-3");
+    const reveal = await t.fetch("/variables/api.token", { method: "PUT", json: { value: "********", type: "string" } });
+    expect(reveal.status).toBe(400);
+    expect(await t.sluice.secrets.variable("api.token")).toBe("tok-3");
+    expect((await json<{ value: string }>(await t.fetch("/variables/api.token"))).value).toBe("********");
+    // an explicit downgrade with a new value is allowed and does not reveal the old one
+    const plain = await t.fetch("/variables/api.token", { method: "PUT", json: { value: "public", type: "string" } });
+    expect(await json<Record<string, unknown>>(plain)).toMatchObject({ value: "public", type: "string" });
+  });
+
   it("validates keys and sizes, paginates, deletes with 204, and lists the pipelines using a variable", async () => {
     for (const bad of [{ key: "1abc", value: "x" }, { key: "a b", value: "x" }, { key: "ok", value: 5 }, { key: "ok", value: "x", type: "weird" }, { key: "ok", value: "x".repeat(1024 * 1024 + 1) }]) {
       const res = await t.fetch("/variables", { method: "POST", json: bad });

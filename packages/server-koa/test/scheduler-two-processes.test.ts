@@ -26,7 +26,7 @@ function serve(db: string, cwd: string): Promise<Served> {
     let out = "";
     child.stderr?.on("data", (chunk: Buffer) => (out += chunk.toString()));
     child.stdout?.on("data", (chunk: Buffer) => (out += chunk.toString()));
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 60_000);
     child.stdout?.on("data", () => {
       const m = /listening on (http:\/\/\S+?)\/api/.exec(out);
       if (m?.[1]) {

@@ -18,12 +18,25 @@ export function isValidTimezone(tz: string): boolean {
 export function cronError(expr: string, tz?: string | null): string | null {
   const fields = expr.trim().split(/\s+/);
   if (fields.length !== 5) return `invalid cron expression '${expr}': expected 5 fields, got ${fields.length}`;
+  const weekdayError = dayOfWeekError(fields[4] as string);
+  if (weekdayError) return `invalid cron expression '${expr}': ${weekdayError}`;
   try {
     CronExpressionParser.parse(expr, { tz: tz && isValidTimezone(tz) ? tz : "UTC", strict: false });
     return null;
   } catch (e) {
     return `invalid cron expression '${expr}': ${(e as Error).message}`;
   }
+}
+
+/** Day of week is 0-6 with Sunday = 0 (SPEC part 1); cron-parser would also take 7. Step values are not days. */
+function dayOfWeekError(field: string): string | null {
+  for (const part of field.split(",")) {
+    const [range = ""] = part.split("/");
+    for (const value of range.split("-")) {
+      if (/^\d+$/.test(value) && Number(value) > 6) return `day of week ${value} is out of range (0-6, Sunday = 0)`;
+    }
+  }
+  return null;
 }
 
 type Definition = Pick<
@@ -39,7 +52,8 @@ export function structuralErrors(def: Definition): string[] {
   const errors: string[] = [];
   const name = def.name.trim();
   if (name.length === 0) errors.push("name must not be empty");
-  if (def.name.length > MAX_PIPELINE_NAME) errors.push(`name must be at most ${MAX_PIPELINE_NAME} characters`);
+  // characters, not UTF-16 code units: an emoji counts once
+  if ([...def.name].length > MAX_PIPELINE_NAME) errors.push(`name must be at most ${MAX_PIPELINE_NAME} characters`);
   if (def.nodes.length > MAX_NODES) errors.push(`a pipeline has at most ${MAX_NODES} nodes (got ${def.nodes.length})`);
 
   const ids = new Set<string>();

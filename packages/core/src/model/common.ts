@@ -15,12 +15,16 @@ export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 export const PER_PAGE_DEFAULT = 50;
 export const PER_PAGE_MAX = 500;
 
+/** Pages beyond this are empty anyway; the cap keeps OFFSET within every database's integer range. */
+const PAGE_MAX = 1_000_000_000;
+
+/** Digits only, at least 1; a value beyond the safe-integer range is still a (very large) positive integer. */
 const positiveIntString = (name: string) =>
   z
     .string()
     .regex(/^[0-9]+$/, `${name} must be a positive integer`)
     .transform(Number)
-    .refine((n) => Number.isSafeInteger(n) && n >= 1, `${name} must be a positive integer`);
+    .refine((n) => n >= 1, `${name} must be a positive integer`);
 
 /**
  * Builds a query-string integer: values that are not positive integers are rejected, values above `max` are
@@ -34,7 +38,9 @@ export function clampedIntQuery(name: string, defaultValue: number, max: number)
 }
 
 export const PaginationQuerySchema = z.object({
-  page: positiveIntString("page").optional(),
+  page: positiveIntString("page")
+    .transform((n) => Math.min(n, PAGE_MAX))
+    .optional(),
   per_page: positiveIntString("per_page")
     .transform((n) => Math.min(n, PER_PAGE_MAX))
     .optional(),

@@ -28,7 +28,8 @@ export const VariableUpsertSchema = z
   .object({
     key: VariableKeySchema,
     value,
-    type: z.enum(VARIABLE_TYPES, { error: "type must be string or secret" }).default("string"),
+    /** Absent: a new variable is a `string`, an existing one keeps its type. */
+    type: z.enum(VARIABLE_TYPES, { error: "type must be string or secret" }).optional(),
     created_at: z.unknown().optional(),
     updated_at: z.unknown().optional(),
   })

@@ -188,9 +188,25 @@ export class ConnectionService {
     } catch (e) {
       let cause = e instanceof Error ? e.message : String(e);
       if (signal.aborted) cause = `timed out after ${CONNECTION_TEST_TIMEOUT_MS / 1000} s`;
-      if (fields.password) cause = cause.split(fields.password).join("********");
+      if (fields.password) cause = redactSecret(cause, fields.password);
       this.deps.logger.warn("connection test failed", { conn_id: connId, type: fields.type, driver: connector.driver, cause });
       return { success: false, error: `connection test failed for '${connId}'; see the server logs for details` };
     }
   }
+}
+
+/**
+ * Masks a password in a driver message, also in its URL-encoded form. A long one is masked wherever it appears; a
+ * very short one only where it stands as its own token, so `p` does not turn "unexpectedly" into "unex********ectedly".
+ */
+export function redactSecret(text: string, secret: string): string {
+  let out = text;
+  for (const form of new Set([secret, encodeURIComponent(secret)])) {
+    if (form.length >= 4) out = out.split(form).join("********");
+    else {
+      const escaped = form.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      out = out.replace(new RegExp(`(?<![A-Za-z0-9])${escaped}(?![A-Za-z0-9])`, "g"), "********");
+    }
+  }
+  return out;
 }

@@ -115,7 +115,7 @@ export class PipelineService {
   async clone(id: string): Promise<Pipeline> {
     const { id: _id, created_at: _c, updated_at: _u, ...def } = await this.get(id);
     const name = `${def.name} (Copy)`;
-    if (name.length > 255) throw new SluiceError("invalid", "the cloned name would exceed 255 characters", { errors: ["name must be at most 255 characters"] });
+    if ([...name].length > 255) throw new SluiceError("invalid", "the cloned name would exceed 255 characters", { errors: ["name must be at most 255 characters"] });
     return this.create({ ...def, name, enabled: false, webhook_token: null }, `cloned from ${id}`);
   }
 

@@ -13,7 +13,12 @@ export interface SystemServiceDeps {
 }
 
 export const PurgeRequestSchema = z
-  .object({ days: z.number({ error: "days must be a number" }).int("days must be an integer").min(0).max(36_500).default(30) })
+  .object({ days: z
+      .number({ error: (issue) => (issue.input === undefined ? undefined : "days must be a number") })
+      .int("days must be an integer")
+      .min(0, "days must be 0 or more")
+      .max(36_500, "days must be at most 36500")
+      .default(30) })
   .strict();
 
 export class SystemService {

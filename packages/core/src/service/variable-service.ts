@@ -57,12 +57,20 @@ export class VariableService {
     return (await this.write(k, input.value, input.type)).variable;
   }
 
-  private async write(key: string, value: string, type: "string" | "secret"): Promise<{ created: boolean; variable: Variable }> {
+  private async write(key: string, value: string, requested: "string" | "secret" | undefined): Promise<{ created: boolean; variable: Variable }> {
     const now = this.deps.clock.now().toISOString();
     const current = await this.deps.store.variables.get(key);
+    // an update without `type` keeps the stored type, so a secret never silently becomes plaintext
+    const type = requested ?? current?.type ?? "string";
     let stored: string;
-    if (type === "secret" && value === MASKED_SECRET && current) {
-      stored = current.type === "secret" ? current.value : this.deps.vault.encrypt(current.value);
+    if (value === MASKED_SECRET && current?.type === "secret") {
+      // `********` is the masked secret sent back: keep the stored value; revealing it as a string is not allowed
+      if (type !== "secret") {
+        throw new SluiceError("invalid", `variable '${key}' is a secret; to make it a string, send its new value (not ********)`);
+      }
+      stored = current.value;
+    } else if (type === "secret" && value === MASKED_SECRET && current) {
+      stored = this.deps.vault.encrypt(current.value);
     } else {
       stored = type === "secret" ? this.deps.vault.encrypt(value) : value;
     }
