@@ -58,7 +58,11 @@ export const sqlConfig = loose({ sql: nonEmpty("sql").optional(), query: z.strin
   "sql is required",
 );
 
-export const codeConfig = loose({ code: nonEmpty("code"), memory_mb: z.number().int().min(8).max(4096).optional() });
+export const codeConfig = loose({
+  code: nonEmpty("code"),
+  memory_mb: z.number().int().min(8).max(4096).optional(),
+  max_output_rows: z.number().int().min(1).max(50_000_000).optional(),
+});
 
 export const conditionConfig = loose({ expression: nonEmpty("expression"), sample_rows: z.number().int().min(0).max(100_000).optional() });
 

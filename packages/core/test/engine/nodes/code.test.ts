@@ -32,11 +32,6 @@ describe("code", () => {
     expect((await result).output).toEqual({ columns: ["id", "total"], rows: [{ total: 6, id: "src" }] });
   });
 
-  it("does not see the server's context (no require, no process)", async () => {
-    const { result } = runCode("return [{ req: typeof require, proc: typeof process, g: typeof globalThis.process }];");
-    expect((await result).output.rows).toEqual([{ req: "undefined", proc: "undefined", g: "undefined" }]);
-  });
-
   it("fails cleanly on a throw, a syntax error and a bad return value", async () => {
     await expect(runCode('throw new Error("nope")').result).rejects.toThrow(/code threw Error: nope/);
     await expect(runCode("return [").result).rejects.toThrow(/syntax error in code/);

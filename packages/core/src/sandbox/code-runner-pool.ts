@@ -1,0 +1,287 @@
+import { fork, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { SluiceError } from "../errors.js";
+import { dataSetFromRows, type DataSet, type Row } from "../engine/dataset.js";
+import type { LogLevel } from "../model/run.js";
+import { isolatedVmEntry, runnerExecArgv } from "./runner-flags.js";
+import { BATCHES_IN_FLIGHT, ROWS_PER_BATCH, type CodeJob, type FromRunner, type ToRunner } from "./runner-protocol.js";
+
+/** How long a runner may take beyond the node timeout before the parent kills it (the isolate stops itself first). */
+const KILL_GRACE_MS = 2_000;
+/** A runner that does not say `ready` within this time is killed and the job fails. */
+const START_TIMEOUT_MS = 15_000;
+
+export interface CodeRunOptions {
+  readonly signal: AbortSignal;
+  readonly log: (level: LogLevel, message: string) => void;
+}
+
+export interface CodeRunnerPoolOptions {
+  /** Runners kept started and idle, ready for the next job. */
+  readonly warm: number;
+  /** Runners at most (busy + idle); further jobs wait for one. */
+  readonly max: number;
+}
+
+/** The runner script: next to this file in the source tree, or `sandbox/` beside the bundle in `dist`. */
+function runnerScript(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const candidates = [path.join(here, "sandbox", "code-runner.js"), path.join(here, "code-runner.mjs")];
+  const found = candidates.find((c) => fs.existsSync(c));
+  if (!found) throw new SluiceError("internal", "the code runner script is missing from the installation");
+  return found;
+}
+
+class Runner {
+  readonly exited: Promise<void>;
+  private readonly ready: Promise<void>;
+  private listener: ((m: FromRunner) => void) | null = null;
+  private onExit: ((reason: string) => void) | null = null;
+  dead = false;
+
+  constructor(readonly child: ChildProcess) {
+    let markReady: () => void = () => undefined;
+    let failStart: (e: Error) => void = () => undefined;
+    this.ready = new Promise((resolve, reject) => {
+      markReady = resolve;
+      failStart = reject;
+    });
+    this.ready.catch(() => undefined);
+    const startTimer = setTimeout(() => {
+      failStart(new SluiceError("internal", "the code runner did not start"));
+      this.kill();
+    }, START_TIMEOUT_MS);
+    child.on("message", (m: FromRunner) => {
+      if (m.t === "ready") {
+        clearTimeout(startTimer);
+        markReady();
+      } else this.listener?.(m);
+    });
+    this.exited = new Promise((resolve) => {
+      child.once("exit", (code, signal) => {
+        clearTimeout(startTimer);
+        this.dead = true;
+        const reason = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+        failStart(new SluiceError("internal", `the code runner ${reason} while starting`));
+        this.onExit?.(reason);
+        resolve();
+      });
+    });
+    child.on("error", () => this.kill());
+    // a runner never keeps the server process alive
+    child.unref();
+    (child.channel as { unref?: () => void } | undefined)?.unref?.();
+  }
+
+  whenReady(): Promise<void> {
+    return this.ready;
+  }
+
+  send(message: ToRunner): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (this.dead || !this.child.connected) {
+        reject(new SluiceError("internal", "the code runner is gone"));
+        return;
+      }
+      this.child.send(message, (e) => (e ? reject(new SluiceError("internal", "the code runner is gone")) : resolve()));
+    });
+  }
+
+  attach(listener: (m: FromRunner) => void, onExit: (reason: string) => void): void {
+    this.listener = listener;
+    this.onExit = onExit;
+  }
+
+  detach(): void {
+    this.listener = null;
+    this.onExit = null;
+  }
+
+  kill(): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.child.kill("SIGKILL");
+  }
+}
+
+/**
+ * Pre-started `node` processes that run `code` nodes (DESIGN.md §6): each starts with an empty environment, Node's
+ * permission model with nothing granted beyond reading its own script and sandbox engine, and no descriptors but
+ * /dev/null and the IPC channel. Inside, user code runs in a fresh sandbox per job with no Node API. A runner that
+ * crashes, hangs, overruns its time or is cancelled is killed and replaced; the server carries on.
+ */
+export class CodeRunnerPool {
+  private readonly idle: Runner[] = [];
+  private readonly waiting: ((runner: Runner) => void)[] = [];
+  private busy = 0;
+  private closed = false;
+  private nextJobId = 1;
+
+  constructor(private readonly options: CodeRunnerPoolOptions) {}
+
+  /** Starts the warm runners (called at server start so the first `code` node does not pay for it). */
+  warmUp(): void {
+    while (!this.closed && this.idle.length + this.busy < this.options.warm) this.idle.push(this.spawn());
+  }
+
+  /** Runs one job; the inputs cross to the runner as JSON batches and the output comes back the same way. */
+  async run(job: Omit<CodeJob, "rowsPerBatch">, inputs: readonly DataSet[], options: CodeRunOptions): Promise<DataSet> {
+    if (options.signal.aborted) throw new SluiceError("unprocessable", "code was cancelled");
+    const runner = await this.acquire(options.signal);
+    let healthy = false;
+    try {
+      const result = await this.execute(runner, { ...job, rowsPerBatch: ROWS_PER_BATCH }, inputs, options);
+      healthy = true;
+      return result;
+    } finally {
+      this.release(runner, healthy);
+    }
+  }
+
+  /** Kills every runner; later jobs fail. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const all = this.idle.splice(0);
+    for (const r of all) r.kill();
+    await Promise.all(all.map((r) => r.exited));
+  }
+
+  private spawn(): Runner {
+    const script = runnerScript();
+    const child = fork(script, [isolatedVmEntry()], {
+      execArgv: runnerExecArgv(script),
+      env: {},
+      cwd: path.dirname(script),
+      stdio: ["ignore", "ignore", "ignore", "ipc"],
+      serialization: "advanced",
+    });
+    return new Runner(child);
+  }
+
+  private acquire(signal: AbortSignal): Promise<Runner> {
+    if (this.closed) return Promise.reject(new SluiceError("internal", "the code runner pool is closed"));
+    let idle = this.idle.pop();
+    while (idle?.dead) idle = this.idle.pop();
+    if (idle) {
+      this.busy++;
+      return Promise.resolve(idle);
+    }
+    if (this.busy < this.options.max) {
+      this.busy++;
+      return Promise.resolve(this.spawn());
+    }
+    return new Promise((resolve, reject) => {
+      const take = (runner: Runner) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(runner);
+      };
+      const onAbort = () => {
+        this.waiting.splice(this.waiting.indexOf(take), 1);
+        reject(new SluiceError("unprocessable", "code was cancelled"));
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.waiting.push(take);
+    });
+  }
+
+  private release(runner: Runner, healthy: boolean): void {
+    runner.detach();
+    if (!healthy) runner.kill();
+    const next = healthy && !runner.dead ? runner : this.closed ? null : this.spawn();
+    const waiter = this.waiting.shift();
+    if (next && waiter) {
+      waiter(next);
+      return;
+    }
+    this.busy--;
+    if (next && !this.closed) this.idle.push(next);
+    else next?.kill();
+  }
+
+  private async execute(runner: Runner, job: CodeJob, inputs: readonly DataSet[], options: CodeRunOptions): Promise<DataSet> {
+    const id = this.nextJobId++;
+    const rows: Row[] = [];
+    let acked = 0;
+    let onAck: () => void = () => undefined;
+    let stop: (error: SluiceError) => void = () => undefined;
+    const done = new Promise<string[] | null>((resolve, reject) => {
+      stop = (error) => {
+        runner.kill();
+        reject(error);
+      };
+      runner.attach(
+        (m) => {
+          if (m.t === "ready" || m.id !== id) return;
+          if (m.t === "ack") {
+            acked++;
+            onAck();
+          } else if (m.t === "log") options.log(m.level, m.message);
+          else if (m.t === "out") {
+            const batch = JSON.parse(m.json) as Row[];
+            if (rows.length + batch.length > job.maxOutputRows) {
+              stop(new SluiceError("unprocessable", `code returned more than ${job.maxOutputRows} rows`));
+              return;
+            }
+            for (const row of batch) rows.push(row);
+          } else if (m.t === "done") resolve(m.columns);
+          else reject(new SluiceError("unprocessable", m.message));
+        },
+        (reason) =>
+          reject(
+            new SluiceError(
+              "unprocessable",
+              `the code runner ${reason} (the code crashed it or ran it out of memory; memory_mb is ${job.memoryMb})`,
+            ),
+          ),
+      );
+    });
+    done.catch(() => undefined);
+    const onAbort = () => stop(new SluiceError("unprocessable", "code was cancelled"));
+    options.signal.addEventListener("abort", onAbort, { once: true });
+    const killTimer = setTimeout(
+      () => stop(new SluiceError("unprocessable", `code timed out after ${Math.round(job.timeoutMs / 1000)}s and was stopped`)),
+      job.timeoutMs + KILL_GRACE_MS,
+    );
+    try {
+      await runner.whenReady();
+      await runner.send({ t: "job", id, job });
+      let sent = 0;
+      let over = false;
+      const settledEarly = done.then(
+        () => void (over = true),
+        () => void (over = true),
+      );
+      for (const [input, data] of inputs.entries()) {
+        for (let i = 0; i < data.rows.length; i += ROWS_PER_BATCH) {
+          while (sent - acked >= BATCHES_IN_FLIGHT && !over) {
+            await Promise.race([new Promise<void>((resolve) => (onAck = resolve)), settledEarly]);
+          }
+          if (over) break;
+          await runner.send({ t: "rows", id, input, json: JSON.stringify(data.rows.slice(i, i + ROWS_PER_BATCH)) });
+          sent++;
+        }
+      }
+      if (!over) await runner.send({ t: "run", id });
+      const columns = await done;
+      return dataSetFromRows(rows, columns ?? undefined);
+    } catch (e) {
+      // a send to a runner that just died reports "gone": its exit reason (or the cancel or timeout) says more
+      const reason = await Promise.race([done.then(() => e, (err: unknown) => err), delay(1_000, undefined, { ref: false }).then(() => e)]);
+      throw reason;
+    } finally {
+      clearTimeout(killTimer);
+      options.signal.removeEventListener("abort", onAbort);
+    }
+  }
+}
+
+let shared: CodeRunnerPool | null = null;
+
+/** The process-wide pool (runners are per machine, not per `Sluice` instance). */
+export function sharedCodeRunnerPool(): CodeRunnerPool {
+  shared ??= new CodeRunnerPool({ warm: 2, max: 8 });
+  return shared;
+}

@@ -1,0 +1,242 @@
+// A code runner process (started by code-runner-pool.ts with an empty environment and Node's permission model).
+// It runs each `code` job in a fresh V8 isolate (isolated-vm) that has no Node API and no reference to any object
+// of this process: rows, params and the result cross as JSON text; console lines and timers cross as primitives
+// through two callbacks. Message shapes: runner-protocol.ts. The path of isolated-vm's entry comes as argv[2].
+import { createRequire } from "node:module";
+
+const ivm = createRequire(import.meta.url)(process.argv[2]);
+
+/** Runs inside the isolate before the user's code: builds its globals from primitives only. */
+const PRELUDE = String.raw`
+"use strict";
+{
+  const logCallback = globalThis.__log, scheduleCallback = globalThis.__schedule;
+  delete globalThis.__log;
+  delete globalThis.__schedule;
+  const show = (v) => {
+    if (typeof v === "string") return v;
+    try {
+      const json = JSON.stringify(v);
+      return json === undefined ? String(v) : json;
+    } catch {
+      return String(v);
+    }
+  };
+  // the cap is counted here so a flood costs no crossing per line
+  const maxLines = $0;
+  let lines = 0, dropped = 0;
+  const line = (level) => (...args) => {
+    if (lines >= maxLines) dropped++;
+    else {
+      lines++;
+      logCallback(level, args.map(show).join(" "));
+    }
+  };
+  globalThis.__dropped = () => dropped;
+  const console = Object.freeze({ log: line("info"), info: line("info"), debug: line("debug"), warn: line("warning"), error: line("error") });
+  const pending = new Map();
+  let lastTimer = 0;
+  const setTimeout = (fn, ms, ...args) => {
+    const id = ++lastTimer;
+    if (typeof fn === "function") pending.set(id, () => fn(...args));
+    scheduleCallback(id, Number(ms) || 0);
+    return id;
+  };
+  const clearTimeout = (id) => { pending.delete(id); };
+  // the runner calls this (it holds the reference; user code cannot reach it) when a timer is due
+  const wake = (id) => {
+    const fn = pending.get(id);
+    pending.delete(id);
+    if (fn) fn();
+  };
+  globalThis.__wake = wake;
+  Object.defineProperties(globalThis, {
+    console: { value: console },
+    setTimeout: { value: setTimeout },
+    clearTimeout: { value: clearTimeout },
+  });
+  globalThis.__inputs = [];
+}
+`;
+
+/** Runs inside the isolate after the user's code settles: checks the result and hands it out in JSON batches. */
+const COLLECT = String.raw`
+globalThis.__collect = (value, maxRows, perBatch) => {
+  const shape = "code must return an array of row objects or { columns, rows }";
+  const isRow = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+  let rows, columns = null;
+  if (Array.isArray(value)) rows = value;
+  else if (isRow(value) && Array.isArray(value.rows)) {
+    rows = value.rows;
+    if (Array.isArray(value.columns) && value.columns.every((c) => typeof c === "string")) columns = [...value.columns];
+  } else throw new Error(shape + "; got " + (value === null ? "null" : typeof value));
+  if (rows.length > maxRows) throw new Error("code returned " + rows.length + " rows; at most " + maxRows + " may leave a code node");
+  for (const row of rows) if (!isRow(row)) throw new Error(shape + "; got an array with a non-object item");
+  let next = 0;
+  globalThis.__nextBatch = () => {
+    if (next >= rows.length) return undefined;
+    const batch = rows.slice(next, next + perBatch);
+    next += perBatch;
+    try {
+      return JSON.stringify(batch);
+    } catch (e) {
+      throw new Error("code returned a value that cannot be passed on (" + e.message + ")");
+    }
+  };
+  return columns === null ? null : JSON.stringify(columns);
+};
+`;
+
+const send = (message) => new Promise((resolve) => process.send(message, () => resolve()));
+
+const describe = (e) => {
+  const message = e && typeof e === "object" && "message" in e ? String(e.message) : String(e);
+  return message.replace(/^Uncaught\s+/, "");
+};
+
+/** The failure message for an error raised while the job's isolate ran (or was stopped). */
+function failure(spec, e, timedOut) {
+  const message = describe(e);
+  if (/memory limit/i.test(message)) return `code ran out of memory (limit ${spec.memoryMb} MB, set memory_mb)`;
+  if (timedOut || /disposed|timed out/i.test(message)) {
+    return `code timed out after ${Math.round(spec.timeoutMs / 1000)}s and was stopped`;
+  }
+  return `code failed: ${message}`;
+}
+
+/**
+ * One job: the isolate is made when the job arrives, input batches are parsed into it as they come (each one
+ * acknowledged so the server sends at most a couple ahead), then the user's code runs and the output leaves in
+ * batches.
+ */
+function startJob(id, spec) {
+  const isolate = new ivm.Isolate({ memoryLimit: spec.memoryMb });
+  const timers = new Set();
+  let droppedLines = null;
+  let timedOut = false;
+  let failed = false;
+  const log = (level, message) => {
+    process.send({ t: "log", id, level, message: message.length > 4000 ? `${message.slice(0, 4000)}…` : message });
+  };
+  const deadline = setTimeout(() => {
+    timedOut = true;
+    if (!isolate.isDisposed) isolate.dispose();
+  }, spec.timeoutMs);
+  const finish = () => {
+    clearTimeout(deadline);
+    for (const t of timers) clearTimeout(t);
+    if (!isolate.isDisposed) isolate.dispose();
+  };
+  const fail = async (message) => {
+    if (failed) return;
+    failed = true;
+    finish();
+    await send({ t: "error", id, message });
+  };
+  const context = (async () => {
+    const ctx = await isolate.createContext();
+    await ctx.global.set("__log", new ivm.Callback((level, message) => log(String(level), String(message))));
+    await ctx.global.set(
+      "__schedule",
+      new ivm.Callback((timerId, ms) => {
+        const t = setTimeout(() => {
+          timers.delete(t);
+          if (!isolate.isDisposed) wake.apply(undefined, [Number(timerId)], { timeout: spec.timeoutMs }).catch(() => undefined);
+        }, Math.min(Math.max(0, Number(ms) || 0), spec.timeoutMs));
+        timers.add(t);
+      }),
+    );
+    await ctx.evalClosure(PRELUDE, [spec.maxLogLines]);
+    const wake = await ctx.global.get("__wake", { reference: true });
+    droppedLines = await ctx.global.get("__dropped", { reference: true });
+    await ctx.global.delete("__wake");
+    await ctx.global.delete("__dropped");
+    for (const input of spec.inputs.keys()) await ctx.evalClosure("globalThis.__inputs[$0] = [];", [input]);
+    return ctx;
+  })();
+  let chain = context.then(() => undefined);
+  const step = (work) => {
+    chain = chain.then(async () => {
+      if (failed) return;
+      try {
+        await work(await context);
+      } catch (e) {
+        await fail(failure(spec, e, timedOut));
+      }
+    });
+  };
+  return {
+    id,
+    push(input, json) {
+      step(async (ctx) => {
+        await ctx.evalClosure(
+          "const rows = JSON.parse($1), into = globalThis.__inputs[$0]; for (let i = 0; i < rows.length; i++) into.push(rows[i]);",
+          [input, json],
+        );
+        process.send({ t: "ack", id });
+      });
+    },
+    run() {
+      step(async (ctx) => {
+        await ctx.evalClosure(
+          `const all = globalThis.__inputs; delete globalThis.__inputs;
+           const meta = JSON.parse($0);
+           const inputs = meta.inputs.map((m, i) => ({ id: m.id, columns: m.columns, rows: all[i] }));
+           Object.defineProperties(globalThis, {
+             inputs: { value: inputs, writable: true },
+             rows: { value: inputs[0] ? inputs[0].rows : [], writable: true },
+             columns: { value: inputs[0] ? inputs[0].columns : [], writable: true },
+             params: { value: meta.params, writable: true },
+           });`,
+          [JSON.stringify({ inputs: spec.inputs, params: spec.params })],
+        );
+        let script;
+        try {
+          script = await isolate.compileScript(`globalThis.__result = (async () => {\n${spec.code}\n})();\nglobalThis.__result.catch(() => {});\nundefined;`, {
+            filename: "code-node.js",
+            lineOffset: -1,
+          });
+        } catch (e) {
+          await fail(`syntax error in code: ${describe(e)}`);
+          return;
+        }
+        await script.run(ctx, { timeout: spec.timeoutMs });
+        await ctx.eval(COLLECT);
+        let columns;
+        try {
+          columns = await ctx.evalClosure(
+            "return globalThis.__result.then((value) => globalThis.__collect(value, $0, $1));",
+            [spec.maxOutputRows, spec.rowsPerBatch],
+            { result: { promise: true, copy: true }, timeout: spec.timeoutMs },
+          );
+        } catch (e) {
+          if (isolate.isDisposed) throw e;
+          const message = describe(e);
+          const name = e && typeof e === "object" && typeof e.name === "string" ? e.name : "Error";
+          await fail(/^code (must return|returned)/.test(message) ? message : `code threw ${name}: ${message}`);
+          return;
+        }
+        for (;;) {
+          const json = await ctx.evalClosure("return globalThis.__nextBatch();", [], { timeout: spec.timeoutMs });
+          if (json === undefined) break;
+          await send({ t: "out", id, json });
+        }
+        const dropped = await droppedLines.apply(undefined, [], { timeout: spec.timeoutMs });
+        if (dropped > 0) log("warning", `${dropped} more console lines were dropped (at most ${spec.maxLogLines} per node)`);
+        finish();
+        await send({ t: "done", id, columns: typeof columns === "string" ? JSON.parse(columns) : null });
+      });
+    },
+  };
+}
+
+let job = null;
+
+process.on("message", (m) => {
+  if (m.t === "job") job = startJob(m.id, m.job);
+  else if (m.t === "rows" && job?.id === m.id) job.push(m.input, m.json);
+  else if (m.t === "run" && job?.id === m.id) job.run();
+});
+// the server went away: nothing left to do
+process.on("disconnect", () => process.exit(0));
+process.send({ t: "ready" });

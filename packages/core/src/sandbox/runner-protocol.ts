@@ -1,0 +1,41 @@
+/**
+ * Messages between the server and a code runner process over its IPC channel (`code-runner.mjs` mirrors these
+ * shapes). Rows always cross as JSON text in batches, so no object of one side is ever handed to the other.
+ */
+import type { LogLevel } from "../model/run.js";
+
+/** What a runner needs to run one `code` node attempt. Never carries secrets, connections or the store. */
+export interface CodeJob {
+  readonly code: string;
+  readonly params: Readonly<Record<string, string>>;
+  /** One entry per upstream input, in edge order; the first is also `rows`/`columns`. */
+  readonly inputs: readonly { readonly id: string | null; readonly columns: readonly string[] }[];
+  readonly timeoutMs: number;
+  readonly memoryMb: number;
+  /** Log lines kept from `console.*`; later ones are counted and dropped. */
+  readonly maxLogLines: number;
+  readonly maxOutputRows: number;
+  /** Output rows per `out` message. */
+  readonly rowsPerBatch: number;
+}
+
+export type ToRunner =
+  | { readonly t: "job"; readonly id: number; readonly job: CodeJob }
+  /** A batch of the rows of input `input`, as a JSON array of row objects. */
+  | { readonly t: "rows"; readonly id: number; readonly input: number; readonly json: string }
+  | { readonly t: "run"; readonly id: number };
+
+export type FromRunner =
+  | { readonly t: "ready" }
+  /** One input batch has been taken into the sandbox (the server sends at most `BATCHES_IN_FLIGHT` ahead). */
+  | { readonly t: "ack"; readonly id: number }
+  | { readonly t: "log"; readonly id: number; readonly level: LogLevel; readonly message: string }
+  /** A batch of output rows as a JSON array. */
+  | { readonly t: "out"; readonly id: number; readonly json: string }
+  | { readonly t: "done"; readonly id: number; readonly columns: string[] | null }
+  | { readonly t: "error"; readonly id: number; readonly message: string };
+
+/** Rows per batch in both directions: big enough to amortise a message, small enough to bound memory. */
+export const ROWS_PER_BATCH = 20_000;
+/** Input batches sent ahead of the runner's acknowledgements: keeps both sides busy, bounds the runner's memory. */
+export const BATCHES_IN_FLIGHT = 2;
