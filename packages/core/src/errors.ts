@@ -1,31 +1,6 @@
-/** Every failure the service reports to a caller carries one of these codes. */
-export const ERROR_CODES = [
-  "bad_request",
-  "invalid",
-  "unauthorized",
-  "forbidden",
-  "not_found",
-  "conflict",
-  "payload_too_large",
-  "unprocessable",
-  "rate_limited",
-  "internal",
-] as const;
-export type SluiceErrorCode = (typeof ERROR_CODES)[number];
+import { HTTP_STATUS_BY_CODE, type SluiceErrorCode } from "./model/error-codes.js";
 
-/** The one table from error code to HTTP status (exhaustive by type). */
-export const HTTP_STATUS_BY_CODE: Readonly<Record<SluiceErrorCode, number>> = Object.freeze({
-  bad_request: 400,
-  invalid: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  payload_too_large: 413,
-  unprocessable: 422,
-  rate_limited: 429,
-  internal: 500,
-});
+export { ERROR_CODES, HTTP_STATUS_BY_CODE, errorCodeForStatus, type SluiceErrorCode } from "./model/error-codes.js";
 
 export interface SluiceErrorExtra {
   /** A list of validation errors (pipeline validation). */

@@ -11,3 +11,4 @@ export * from "./dlq.js";
 export * from "./event.js";
 export * from "./system.js";
 export * from "./insights.js";
+export * from "./error-codes.js";

@@ -1,4 +1,4 @@
-import { isSluiceError, type Logger } from "@sluice/core";
+import { errorCodeForStatus, isSluiceError, type Logger } from "@sluice/core";
 import type { Middleware } from "koa";
 
 interface HttpLikeError {
@@ -17,20 +17,21 @@ const CLIENT_MESSAGES: Record<string, string> = {
   "request.aborted": "request aborted",
 };
 
-/** The only place that writes `{ "error": … }` bodies (STYLE.md). */
+/** The only place that writes `{ "error": …, "code": … }` bodies (STYLE.md); `code` is from ERROR_CODES. */
 export function errorHandler(logger: Logger): Middleware {
   return async (ctx, next) => {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) {
         ctx.status = 404;
-        ctx.body = { error: `route not found: ${ctx.method} ${ctx.path}` };
+        ctx.body = { error: `route not found: ${ctx.method} ${ctx.path}`, code: "not_found" };
       }
     } catch (e) {
       if (isSluiceError(e)) {
         ctx.status = e.status;
         ctx.body = {
           error: e.message,
+          code: e.code,
           ...(e.extra.errors ? { errors: e.extra.errors } : {}),
           ...(e.extra.details !== undefined ? { details: e.extra.details } : {}),
         };
@@ -43,7 +44,10 @@ export function errorHandler(logger: Logger): Middleware {
       if (status >= 400 && status < 500) {
         ctx.status = status;
         const malformed = e instanceof SyntaxError ? `malformed JSON body: ${e.message}` : undefined;
-        ctx.body = { error: malformed ?? ((err.type && CLIENT_MESSAGES[err.type]) || (err.expose && err.message) || "bad request") };
+        ctx.body = {
+          error: malformed ?? ((err.type && CLIENT_MESSAGES[err.type]) || (err.expose && err.message) || "bad request"),
+          code: errorCodeForStatus(status),
+        };
         return;
       }
       logger.error("unhandled error", {
@@ -53,7 +57,7 @@ export function errorHandler(logger: Logger): Middleware {
         stack: e instanceof Error ? e.stack : undefined,
       });
       ctx.status = 500;
-      ctx.body = { error: "internal server error; see the server logs" };
+      ctx.body = { error: "internal server error; see the server logs", code: "internal" };
     }
   };
 }

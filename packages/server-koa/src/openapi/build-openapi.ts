@@ -1,4 +1,4 @@
-import { SLUICE_VERSION } from "@sluice/core";
+import { ERROR_CODES, SLUICE_VERSION } from "@sluice/core";
 import { z } from "zod";
 import { ROUTE_DOCS } from "./route-docs.js";
 
@@ -72,8 +72,8 @@ export function buildOpenApi(routes: readonly RouteRef[]): Record<string, unknow
       schemas: {
         Error: {
           type: "object",
-          required: ["error"],
-          properties: { error: { type: "string" }, errors: { type: "array", items: { type: "string" } }, details: {} },
+          required: ["error", "code"],
+          properties: { error: { type: "string" }, code: { type: "string", enum: [...ERROR_CODES] }, errors: { type: "array", items: { type: "string" } }, details: {} },
         },
       },
     },
