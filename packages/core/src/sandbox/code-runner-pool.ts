@@ -7,7 +7,7 @@ import { SluiceError } from "../errors.js";
 import { dataSetFromRows, type DataSet, type Row } from "../engine/dataset.js";
 import type { LogLevel } from "../model/run.js";
 import { isolatedVmEntry, runnerExecArgv } from "./runner-flags.js";
-import { BATCHES_IN_FLIGHT, ROWS_PER_BATCH, type CodeJob, type FromRunner, type ToRunner } from "./runner-protocol.js";
+import { BATCHES_IN_FLIGHT, DEFAULT_MEMORY_MB, MAX_LOG_LINES, ROWS_PER_BATCH, type CodeJob, type FromRunner, type ToRunner } from "./runner-protocol.js";
 
 /** How long a runner may take beyond the node timeout before the parent kills it (the isolate stops itself first). */
 const KILL_GRACE_MS = 2_000;
@@ -71,9 +71,19 @@ class Runner {
       });
     });
     child.on("error", () => this.kill());
-    // a runner never keeps the server process alive
-    child.unref();
-    (child.channel as { unref?: () => void } | undefined)?.unref?.();
+    this.holdProcess(false);
+  }
+
+  /** An idle runner never keeps the server process alive; a busy one does, until its job settles. */
+  private holdProcess(hold: boolean): void {
+    const channel = this.child.channel as { ref?: () => void; unref?: () => void } | null | undefined;
+    if (hold) {
+      this.child.ref();
+      channel?.ref?.();
+    } else {
+      this.child.unref();
+      channel?.unref?.();
+    }
   }
 
   whenReady(): Promise<void> {
@@ -93,11 +103,13 @@ class Runner {
   attach(listener: (m: FromRunner) => void, onExit: (reason: string) => void): void {
     this.listener = listener;
     this.onExit = onExit;
+    this.holdProcess(true);
   }
 
   detach(): void {
     this.listener = null;
     this.onExit = null;
+    if (!this.dead) this.holdProcess(false);
   }
 
   kill(): void {
@@ -151,7 +163,8 @@ export class CodeRunnerPool {
 
   private spawn(): Runner {
     const script = runnerScript();
-    const child = fork(script, [isolatedVmEntry()], {
+    // the runner prepares its first isolate for the defaults while it waits for a job
+    const child = fork(script, [isolatedVmEntry(), String(DEFAULT_MEMORY_MB), String(MAX_LOG_LINES)], {
       execArgv: runnerExecArgv(script),
       env: {},
       cwd: path.dirname(script),

@@ -1,7 +1,8 @@
 // A code runner process (started by code-runner-pool.ts with an empty environment and Node's permission model).
 // It runs each `code` job in a fresh V8 isolate (isolated-vm) that has no Node API and no reference to any object
 // of this process: rows, params and the result cross as JSON text; console lines and timers cross as primitives
-// through two callbacks. Message shapes: runner-protocol.ts. The path of isolated-vm's entry comes as argv[2].
+// through two callbacks. Message shapes: runner-protocol.ts. argv: isolated-vm's entry, then the default memory
+// limit and log-line cap (for the isolate prepared ahead of the first job).
 import { createRequire } from "node:module";
 
 const ivm = createRequire(import.meta.url)(process.argv[2]);
@@ -105,19 +106,61 @@ function failure(spec, e, timedOut) {
 }
 
 /**
- * One job: the isolate is made when the job arrives, input batches are parsed into it as they come (each one
- * acknowledged so the server sends at most a couple ahead), then the user's code runs and the output leaves in
- * batches.
+ * An isolate with its context and globals set up, made ahead of the job that will use it (the next job's is made
+ * while the runner is idle, so a job does not wait for it). `job` is filled in when a job takes it.
+ */
+function prepareSandbox(memoryMb, maxLogLines) {
+  const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
+  const sandbox = { isolate, memoryMb, maxLogLines, timers: new Set(), job: { id: 0, timeoutMs: 0 } };
+  const log = (level, message) => {
+    process.send({ t: "log", id: sandbox.job.id, level, message: message.length > 4000 ? `${message.slice(0, 4000)}…` : message });
+  };
+  sandbox.ready = (async () => {
+    const ctx = await isolate.createContext();
+    await ctx.global.set("__log", new ivm.Callback((level, message) => log(String(level), String(message))));
+    await ctx.global.set(
+      "__schedule",
+      new ivm.Callback((timerId, ms) => {
+        const t = setTimeout(() => {
+          sandbox.timers.delete(t);
+          if (!isolate.isDisposed) wake.apply(undefined, [Number(timerId)], { timeout: sandbox.job.timeoutMs }).catch(() => undefined);
+        }, Math.min(Math.max(0, Number(ms) || 0), sandbox.job.timeoutMs));
+        sandbox.timers.add(t);
+      }),
+    );
+    await ctx.evalClosure(PRELUDE, [maxLogLines]);
+    const wake = await ctx.global.get("__wake", { reference: true });
+    const droppedLines = await ctx.global.get("__dropped", { reference: true });
+    await ctx.global.delete("__wake");
+    await ctx.global.delete("__dropped");
+    return { ctx, droppedLines };
+  })();
+  sandbox.ready.catch(() => undefined);
+  return sandbox;
+}
+
+let spare = null;
+
+/** The prepared sandbox if it fits the job, else a new one; a fresh spare is prepared for the next job. */
+function takeSandbox(spec) {
+  const fits = spare && spare.memoryMb === spec.memoryMb && spare.maxLogLines === spec.maxLogLines && !spare.isolate.isDisposed;
+  const sandbox = fits ? spare : prepareSandbox(spec.memoryMb, spec.maxLogLines);
+  if (!fits && spare && !spare.isolate.isDisposed) spare.isolate.dispose();
+  spare = null;
+  return sandbox;
+}
+
+/**
+ * One job: input batches are parsed into the isolate as they come (each one acknowledged so the server sends at
+ * most a couple ahead), then the user's code runs and the output leaves in batches.
  */
 function startJob(id, spec) {
-  const isolate = new ivm.Isolate({ memoryLimit: spec.memoryMb });
-  const timers = new Set();
-  let droppedLines = null;
+  const sandbox = takeSandbox(spec);
+  sandbox.job = { id, timeoutMs: spec.timeoutMs };
+  const { isolate, timers } = sandbox;
   let timedOut = false;
   let failed = false;
-  const log = (level, message) => {
-    process.send({ t: "log", id, level, message: message.length > 4000 ? `${message.slice(0, 4000)}…` : message });
-  };
+  const log = (level, message) => process.send({ t: "log", id, level, message });
   const deadline = setTimeout(() => {
     timedOut = true;
     if (!isolate.isDisposed) isolate.dispose();
@@ -126,6 +169,8 @@ function startJob(id, spec) {
     clearTimeout(deadline);
     for (const t of timers) clearTimeout(t);
     if (!isolate.isDisposed) isolate.dispose();
+    // ready for the next job before it arrives
+    spare ??= prepareSandbox(spec.memoryMb, spec.maxLogLines);
   };
   const fail = async (message) => {
     if (failed) return;
@@ -133,27 +178,11 @@ function startJob(id, spec) {
     finish();
     await send({ t: "error", id, message });
   };
-  const context = (async () => {
-    const ctx = await isolate.createContext();
-    await ctx.global.set("__log", new ivm.Callback((level, message) => log(String(level), String(message))));
-    await ctx.global.set(
-      "__schedule",
-      new ivm.Callback((timerId, ms) => {
-        const t = setTimeout(() => {
-          timers.delete(t);
-          if (!isolate.isDisposed) wake.apply(undefined, [Number(timerId)], { timeout: spec.timeoutMs }).catch(() => undefined);
-        }, Math.min(Math.max(0, Number(ms) || 0), spec.timeoutMs));
-        timers.add(t);
-      }),
-    );
-    await ctx.evalClosure(PRELUDE, [spec.maxLogLines]);
-    const wake = await ctx.global.get("__wake", { reference: true });
-    droppedLines = await ctx.global.get("__dropped", { reference: true });
-    await ctx.global.delete("__wake");
-    await ctx.global.delete("__dropped");
-    for (const input of spec.inputs.keys()) await ctx.evalClosure("globalThis.__inputs[$0] = [];", [input]);
+  let droppedLines = null;
+  const context = sandbox.ready.then(({ ctx, droppedLines: dropped }) => {
+    droppedLines = dropped;
     return ctx;
-  })();
+  });
   let chain = context.then(() => undefined);
   const step = (work) => {
     chain = chain.then(async () => {
@@ -170,8 +199,9 @@ function startJob(id, spec) {
     push(input, json) {
       step(async (ctx) => {
         await ctx.evalClosure(
-          "const rows = JSON.parse($1), into = globalThis.__inputs[$0]; for (let i = 0; i < rows.length; i++) into.push(rows[i]);",
-          [input, json],
+          "const rows = JSON.parse($1), into = (globalThis.__inputs[$0] ??= []); for (let i = 0; i < rows.length; i++) into.push(rows[i]);",
+          // an ExternalCopy moves the text into the isolate faster than a plain string argument
+          [input, new ivm.ExternalCopy(json).copyInto({ release: true })],
         );
         process.send({ t: "ack", id });
       });
@@ -181,7 +211,7 @@ function startJob(id, spec) {
         await ctx.evalClosure(
           `const all = globalThis.__inputs; delete globalThis.__inputs;
            const meta = JSON.parse($0);
-           const inputs = meta.inputs.map((m, i) => ({ id: m.id, columns: m.columns, rows: all[i] }));
+           const inputs = meta.inputs.map((m, i) => ({ id: m.id, columns: m.columns, rows: all[i] ?? [] }));
            Object.defineProperties(globalThis, {
              inputs: { value: inputs, writable: true },
              rows: { value: inputs[0] ? inputs[0].rows : [], writable: true },
@@ -239,4 +269,5 @@ process.on("message", (m) => {
 });
 // the server went away: nothing left to do
 process.on("disconnect", () => process.exit(0));
+spare = prepareSandbox(Number(process.argv[3]), Number(process.argv[4]));
 process.send({ t: "ready" });

@@ -39,3 +39,8 @@ export type FromRunner =
 export const ROWS_PER_BATCH = 20_000;
 /** Input batches sent ahead of the runner's acknowledgements: keeps both sides busy, bounds the runner's memory. */
 export const BATCHES_IN_FLIGHT = 2;
+
+/** Isolate heap limit of a `code` node without `memory_mb`. */
+export const DEFAULT_MEMORY_MB = 256;
+/** `console.*` lines kept per attempt; a flood beyond is counted, not logged. */
+export const MAX_LOG_LINES = 1_000;
