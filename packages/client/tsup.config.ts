@@ -8,5 +8,6 @@ export default defineConfig({
   clean: true,
   target: "es2022",
   platform: "neutral",
+  // the client imports only types from the model; scripts/emit-model-types.mjs prints them into dist/model.d.ts
   external: ["@sluice/core/model"],
 });

@@ -1,3 +1,6 @@
+// Every model type (Pipeline, Run, Connection, …), so callers can name what the methods take and return. They are
+// types only: the published package carries them as plain declarations (dist/model.d.ts), without zod or core.
+export type * from "@sluice/core/model";
 export { SluiceClient } from "./client.js";
 export { SluiceApiError } from "./errors.js";
 export { Transport, type ClientOptions, type Query, type RequestOptions } from "./transport.js";
