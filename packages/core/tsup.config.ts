@@ -6,6 +6,8 @@ export default defineConfig({
     "model/index": "src/model/index.ts",
     // the code runner runs in its own process (see sandbox/code-runner-pool.ts)
     "sandbox/code-runner": "src/sandbox/code-runner.mjs",
+    // user SQL on SQLite runs in a worker thread (see engine/db/sqlite-worker.ts)
+    "engine/db/sqlite-worker-thread": "src/engine/db/sqlite-worker-thread.mjs",
   },
   format: ["esm"],
   dts: true,

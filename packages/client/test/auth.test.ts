@@ -17,7 +17,10 @@ describe("client auth methods", () => {
   it("sets up the first user, logs in, and manages users", async () => {
     const anonymous = new SluiceClient({ baseUrl: t.baseUrl });
     expect(await anonymous.auth.setup()).toEqual({ needs_setup: true });
-    expect(await anonymous.auth.createUser({ username: "ada", password: PASSWORD, role: "viewer" })).toMatchObject({ role: "admin" });
+    // a server with an API key is never open: the first user is created with the key
+    await expect(anonymous.auth.createUser({ username: "eve", password: PASSWORD })).rejects.toMatchObject({ status: 401 });
+    const withKey = new SluiceClient({ baseUrl: t.baseUrl, apiKey });
+    expect(await withKey.auth.createUser({ username: "ada", password: PASSWORD, role: "viewer" })).toMatchObject({ role: "admin" });
     expect(await anonymous.auth.setup()).toEqual({ needs_setup: false });
     await expect(anonymous.pipelines.list()).rejects.toMatchObject({ status: 401 });
 

@@ -21,7 +21,7 @@ export * from "./store/index.js";
 export { createSluice, type Sluice } from "./service/create-sluice.js";
 export { SluiceOptionsSchema, type SluiceOptions, type ResolvedSluiceOptions } from "./service/options.js";
 export { PipelineService } from "./service/pipeline-service.js";
-export { SystemService, PurgeRequestSchema } from "./service/system-service.js";
+export { SystemService } from "./service/system-service.js";
 export { generateApiKey, matchesApiKey, API_KEY_PATTERN, API_KEY_PREFIX } from "./auth/api-keys.js";
 export { InsightsService } from "./service/insights-service.js";
 export { buildLineage, type LineageGraph, type LineageNode, type LineageEdge } from "./insights/lineage.js";
@@ -43,25 +43,29 @@ export {
   routeAccess,
   routeKey,
   isSelfAuthenticated,
+  PIPELINE_SECRETS_PERMISSION,
   SELF_AUTHENTICATED_ROUTES,
   type Permission,
   type RouteAccess,
 } from "./auth/permissions.js";
+export { hideSecretsFrom, seesPipelineSecrets } from "./auth/hide-secrets.js";
+export { crossSiteRefusal, type BrowserRequest } from "./auth/same-origin.js";
 export { API_KEY_IDENTITY, OPEN_MODE_IDENTITY, type AuthenticatedPrincipal, type Credentials, type Principal } from "./auth/principal.js";
 export { TOKEN_TTL_SECONDS } from "./auth/tokens.js";
 export { LOCKOUT_THRESHOLD, LOCKOUT_WINDOW_MS, LOCKOUT_DURATION_MS } from "./auth/lockout.js";
 export { JWT_SECRET_FILE, decodeJwtSecret } from "./auth/jwt-secret.js";
-export { WebhookService, WebhookBodySchema, WEBHOOK_RATE_WINDOW_MS, IDEMPOTENCY_WINDOW_MS, type WebhookAccepted } from "./service/webhook-service.js";
+export { WebhookService, WEBHOOK_RATE_WINDOW_MS, IDEMPOTENCY_WINDOW_MS } from "./service/webhook-service.js";
 export { RunService } from "./service/run-service.js";
 export { Executor, type ExecutorOptions } from "./engine/executor.js";
 export { RunExecution, type NodeTypeRegistry, PREVIEW_ROWS, INTERRUPTED } from "./engine/run-execution.js";
 export { NODE_TYPE_REGISTRY, nodeTypeDefinition } from "./engine/nodes/index.js";
 export { defineNodeType, type NodeContext, type NodeResult, type NodeTypeDefinition, type BoundSql } from "./engine/node-type.js";
 export { createNodeContext, type NodeContextOptions } from "./engine/node-context.js";
+export { CodeRunnerPool, sharedCodeRunnerPool, type CodeRunOptions } from "./sandbox/code-runner-pool.js";
 export { dataSetFromRows, EMPTY_DATASET, type DataSet, type Row } from "./engine/dataset.js";
 export { executionSettings, retryDelayMs } from "./engine/execution-settings.js";
 export { profileDataSet } from "./engine/profile.js";
-export type { SecretsResolver, ResolvedConnection } from "./connectors/resolver.js";
+export type { SecretsResolver, ResolvedConnection, ResolvedVariable } from "./connectors/resolver.js";
 export { ConnectionService, CONNECTION_TEST_TIMEOUT_MS, type UsedBy } from "./service/connection-service.js";
 export { VariableService } from "./service/variable-service.js";
 export { Vault, loadVault, decodeSecretKey, SECRET_KEY_ENV } from "./vault/vault.js";

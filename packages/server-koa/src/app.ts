@@ -5,7 +5,7 @@ import { authorizeRoutes, type MountedRouter } from "./middleware/authorize.js";
 import { errorHandler } from "./middleware/error-handler.js";
 import { DEFAULT_BODY_LIMITS, jsonBody, type BodyLimits } from "./middleware/json-body.js";
 import { requestMetrics } from "./middleware/request-metrics.js";
-import { corsPolicy, securityHeaders } from "./middleware/security.js";
+import { corsPolicy, credentialedOrigins, securityHeaders } from "./middleware/security.js";
 import { registerApiRoutes } from "./routes/index.js";
 import { registerMetricsRoute } from "./routes/metrics.js";
 import { send } from "./http.js";
@@ -56,7 +56,7 @@ export function createApp(sluice: Sluice, options: AppOptions = {}): Koa {
   MOUNTED.set(app, routers);
 
   // permissions are checked before a body is read, so anonymous callers cannot make the server parse 10 MiB
-  app.use(authorizeRoutes(sluice, routers));
+  app.use(authorizeRoutes(sluice, routers, credentialedOrigins(options.corsOrigins)));
   app.use(jsonBody(options.bodyLimits ?? DEFAULT_BODY_LIMITS));
   app.use(root.routes());
   app.use(api.routes());

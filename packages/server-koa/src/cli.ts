@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { SLUICE_VERSION, createSluice, generateApiKey, isSluiceError } from "@sluice/core";
+import { API_KEY_PATTERN, SLUICE_VERSION, createSluice, generateApiKey, isSluiceError } from "@sluice/core";
 import { deploy } from "./deploy.js";
 import { startServer } from "./server.js";
 
@@ -8,6 +8,7 @@ const HELP = `sluice ${SLUICE_VERSION} — data-pipeline orchestration server
 Usage:
   sluice serve [options]     start the API server
   sluice generate-key        print a new API key
+  sluice create-user         add a user of any role (the way to a first superadmin), straight in the database
   sluice deploy PATH…        create or update pipelines by name from .json/.js/.mjs files or directories
   sluice --help | --version
 
@@ -15,12 +16,21 @@ serve options (each also from an environment variable):
   --host HOST                  address to bind (SLUICE_HOST, default 0.0.0.0)
   --port PORT                  port to listen on (SLUICE_PORT, default 8080)
   --db DATABASE                file path, sqlite:PATH, postgres://… or mysql://… (SLUICE_DB, default ./sluice.db)
-  --api-key KEY                accepted API key; repeat or comma-separate for several (SLUICE_API_KEY)
+  --api-key KEY                accepted API key (svc_ + 48 hex, see generate-key); repeat or comma-separate for
+                               several. Prefer SLUICE_API_KEY: arguments are visible to every user in ps. With
+                               a key the server is never open: until a user exists, requests need the key
   --max-concurrent-runs N      runs executing at once (SLUICE_MAX_CONCURRENT_RUNS, default 8)
-  --file-roots A:B             directories file nodes may use (SLUICE_FILE_ROOTS, default the data directory and the OS temp dir)
+  --file-roots A:B             directories file nodes and SQLite connections may use (SLUICE_FILE_ROOTS, default
+                               {data dir}/files and the OS temp dir); the server's own files are never reachable
   --cors-origin ORIGINS        allow browser calls from these origins, comma-separated (SLUICE_CORS_ORIGIN,
                                default off; * allows any origin without cookies)
   --trust-proxy                trust X-Forwarded-* headers (SLUICE_TRUST_PROXY=1)
+
+create-user options:
+  --db DATABASE                as for serve (SLUICE_DB, default ./sluice.db)
+  --username NAME              the new user's name
+  --role ROLE                  superadmin, admin, editor or viewer (default superadmin)
+                               the password is read from SLUICE_NEW_PASSWORD, else from the first line of stdin
 
 deploy options:
   --url URL                    server to deploy to (SLUICE_URL, default http://localhost:8080)
@@ -51,6 +61,27 @@ function splitList(values: readonly string[], separator: RegExp): string[] {
   return values.flatMap((v) => v.split(separator)).map((v) => v.trim()).filter((v) => v !== "");
 }
 
+/**
+ * `--api-key` (repeated or comma-separated), else `SLUICE_API_KEY`. A malformed key stops the server: started
+ * with one, it would otherwise run with no key at all — and in open mode. The message never repeats the value.
+ */
+function apiKeyOption(flags: readonly string[] | undefined, fromEnv: string | undefined): string[] {
+  const source = flags ? "--api-key" : "SLUICE_API_KEY";
+  const raw = flags ?? (fromEnv !== undefined ? [fromEnv] : []);
+  const keys = splitList(raw, /,/);
+  // an empty SLUICE_API_KEY counts as unset (blank entries in env files); an empty flag is a mistake
+  if (flags && keys.length === 0) throw new UsageError("--api-key is empty");
+  keys.forEach((key, i) => {
+    if (!API_KEY_PATTERN.test(key)) {
+      throw new UsageError(
+        `${source}: key ${i + 1} (${key.length} characters) is not an API key: expected svc_ followed by 48 lowercase hex ` +
+          "characters, as printed by 'sluice generate-key'",
+      );
+    }
+  });
+  return keys;
+}
+
 async function serve(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
@@ -77,7 +108,7 @@ async function serve(args: string[]): Promise<void> {
   const port = intOption("port", values.port ?? env.SLUICE_PORT, 8080, 0, 65535);
   const maxConcurrentRuns = intOption("max-concurrent-runs", values["max-concurrent-runs"] ?? env.SLUICE_MAX_CONCURRENT_RUNS, 8, 1, 1024);
   const database = values.db ?? env.SLUICE_DB ?? "./sluice.db";
-  const apiKeys = splitList(values["api-key"] ?? (env.SLUICE_API_KEY ? [env.SLUICE_API_KEY] : []), /,/);
+  const apiKeys = apiKeyOption(values["api-key"], env.SLUICE_API_KEY);
   const fileRootsRaw = values["file-roots"] ?? env.SLUICE_FILE_ROOTS;
   const fileRoots = fileRootsRaw ? splitList([fileRootsRaw], /:/) : undefined;
   const proxy = values["trust-proxy"] ?? env.SLUICE_TRUST_PROXY === "1";
@@ -95,9 +126,6 @@ async function serve(args: string[]): Promise<void> {
   }
   logger.info(`sluice ${SLUICE_VERSION} listening on ${running.url} (${sluice.store.dialect})`);
   process.stdout.write(`Sluice ${SLUICE_VERSION} listening on ${running.url}/api (database: ${sluice.store.dialect})\n`);
-  if (await sluice.auth.needsSetup()) {
-    logger.warn("open mode: no user exists, so every endpoint is reachable without credentials; create the first user with POST /api/auth/users");
-  }
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -112,6 +140,34 @@ async function serve(args: string[]): Promise<void> {
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
+}
+
+/** `sluice create-user`: for the operator, who holds the database anyway; the only way to a first superadmin. */
+async function createUser(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: { db: { type: "string" }, username: { type: "string" }, role: { type: "string" } },
+  });
+  if (!values.username) throw new UsageError("create-user needs --username NAME");
+  const password = process.env.SLUICE_NEW_PASSWORD ?? (await firstLineOfStdin());
+  const sluice = await createSluice({ database: values.db ?? process.env.SLUICE_DB ?? "./sluice.db" });
+  try {
+    const user = await sluice.auth.createUserAsOperator({ username: values.username, password, role: values.role ?? "superadmin" });
+    process.stdout.write(`created ${user.role} '${user.username}' (${user.id})\n`);
+  } finally {
+    await sluice.close();
+  }
+}
+
+async function firstLineOfStdin(): Promise<string> {
+  let text = "";
+  for await (const chunk of process.stdin) {
+    text += String(chunk);
+    if (text.includes("\n")) break;
+  }
+  return text.split(/\r?\n/)[0] ?? "";
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -135,6 +191,8 @@ async function main(argv: string[]): Promise<void> {
       return;
     case "serve":
       return serve(rest);
+    case "create-user":
+      return createUser(rest);
     case "deploy":
       return deploy(rest);
     default:

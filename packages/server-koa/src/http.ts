@@ -1,4 +1,4 @@
-import { parseInput, type Principal } from "@sluice/core";
+import { hideSecretsFrom, parseInput, type Principal } from "@sluice/core";
 import type { Context } from "koa";
 import type { z } from "zod";
 
@@ -22,9 +22,10 @@ export function body(ctx: Context): unknown {
   return (ctx.request as { body?: unknown }).body;
 }
 
+/** Every response body leaves through here, shown as the caller may see it (viewers get no pipeline secret). */
 export function send(ctx: Context, status: number, payload?: unknown): void {
   ctx.status = status;
-  if (payload !== undefined) ctx.body = payload;
+  if (payload !== undefined) ctx.body = hideSecretsFrom((ctx.state as { principal?: Principal }).principal, payload);
 }
 
 /** The caller, as the authorize middleware established it. */

@@ -46,9 +46,9 @@ describe("variables API", () => {
     expect(await json<Record<string, unknown>>(created)).toMatchObject({ key: "db.password", value: "********", type: "secret" });
     const again = await t.fetch("/variables", { method: "POST", json: { key: "db.password", value: "hunter3!", type: "secret" } });
     expect(again.status).toBe(200);
-    expect(await t.sluice.secrets.variable("db.password")).toBe("hunter3!");
+    expect((await t.sluice.secrets.variable("db.password")).value).toBe("hunter3!");
     await t.fetch("/variables/db.password", { method: "PUT", json: { value: "********", type: "secret" } });
-    expect(await t.sluice.secrets.variable("db.password")).toBe("hunter3!");
+    expect((await t.sluice.secrets.variable("db.password")).value).toBe("hunter3!");
     await t.fetch("/variables", { method: "POST", json: { key: "region", value: "eu-west-1" } });
     const list = await json<{ key: string; value: string }[]>(await t.fetch("/variables"));
     expect(list.find((v) => v.key === "region")?.value).toBe("eu-west-1");
@@ -64,15 +64,15 @@ describe("variables API", () => {
     const kept = await t.fetch("/variables/api.token", { method: "PUT", json: { value: "********" } });
     expect(kept.status).toBe(200);
     expect(await json<Record<string, unknown>>(kept)).toMatchObject({ value: "********", type: "secret" });
-    expect(await t.sluice.secrets.variable("api.token")).toBe("tok-1");
+    expect((await t.sluice.secrets.variable("api.token")).value).toBe("tok-1");
     const changed = await t.fetch("/variables/api.token", { method: "PUT", json: { value: "tok-2" } });
     expect(await json<Record<string, unknown>>(changed)).toMatchObject({ value: "********", type: "secret" });
     const posted = await t.fetch("/variables", { method: "POST", json: { key: "api.token", value: "tok-3" } });
     expect(await json<Record<string, unknown>>(posted)).toMatchObject({ value: "********", type: "secret" });
-    expect(await t.sluice.secrets.variable("api.token")).toBe("tok-3");
+    expect((await t.sluice.secrets.variable("api.token")).value).toBe("tok-3");
     const reveal = await t.fetch("/variables/api.token", { method: "PUT", json: { value: "********", type: "string" } });
     expect(reveal.status).toBe(400);
-    expect(await t.sluice.secrets.variable("api.token")).toBe("tok-3");
+    expect((await t.sluice.secrets.variable("api.token")).value).toBe("tok-3");
     expect((await json<{ value: string }>(await t.fetch("/variables/api.token"))).value).toBe("********");
     // an explicit downgrade with a new value is allowed and does not reveal the old one
     const plain = await t.fetch("/variables/api.token", { method: "PUT", json: { value: "public", type: "string" } });

@@ -101,7 +101,7 @@ describe.each(dialects)("%s pipelines API", (dialect) => {
   });
 
   it(`${dialect}: clone appends " (Copy)", disables it and clears the webhook token`, async () => {
-    const p = await t.client.pipelines.create({ name: "src-pipe", webhook_token: "secret-token", ...twoNodes });
+    const p = await t.client.pipelines.create({ name: "src-pipe", webhook_token: "secret-token-0123456", ...twoNodes });
     const res = await t.fetch(`/pipelines/${p.id}/clone`, { method: "POST" });
     expect(res.status).toBe(201);
     const copy = await res.json();
@@ -111,14 +111,14 @@ describe.each(dialects)("%s pipelines API", (dialect) => {
   });
 
   it(`${dialect}: export then import round-trips, without id or webhook token`, async () => {
-    const p = await t.client.pipelines.create({ name: "exp", webhook_token: "hide-me", params: { k: "v" }, ...twoNodes });
+    const p = await t.client.pipelines.create({ name: "exp", webhook_token: "hide-me-0123456789", params: { k: "v" }, ...twoNodes });
     const res = await t.fetch(`/pipelines/${p.id}/export`);
     expect(res.status).toBe(200);
     const doc = await res.json();
     expect(doc.sluice_export).toBe(1);
     expect(doc.pipeline).not.toHaveProperty("id");
     expect(doc.pipeline).not.toHaveProperty("webhook_token");
-    expect(JSON.stringify(doc)).not.toContain("hide-me");
+    expect(JSON.stringify(doc)).not.toContain("hide-me-0123456789");
     const imported = await t.fetch("/pipelines/import", { method: "POST", json: doc });
     expect(imported.status).toBe(201);
     const created = await imported.json();

@@ -29,5 +29,7 @@ export function decodeJwtSecret(value: string): Buffer {
  */
 export function loadJwtSecret(stateDir: string, envValue: string | undefined): Buffer {
   if (envValue !== undefined && envValue.trim() !== "") return decodeJwtSecret(envValue);
-  return loadOrCreateSecretFile(path.join(stateDir, JWT_SECRET_FILE), decodeJwtSecret);
+  return loadOrCreateSecretFile(jwtSecretFile(stateDir), decodeJwtSecret);
 }
+
+export const jwtSecretFile = (stateDir: string): string => path.join(stateDir, JWT_SECRET_FILE);

@@ -45,6 +45,9 @@ export function roleHasPermission(role: Role, permission: Permission): boolean {
   return ROLE_PERMISSIONS[role].has(permission);
 }
 
+/** Seeing a pipeline's credentials (its `webhook_token`) goes with being allowed to edit the pipeline. */
+export const PIPELINE_SECRETS_PERMISSION: Permission = "pipelines.write";
+
 /** `public`: reachable without credentials even once users exist (the webhook checks its own token). */
 export type RouteAccess = Permission | "public";
 
@@ -124,7 +127,8 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, RouteAccess>> = Object.f
   "GET /connection-types": "connections.read",
   "GET /connections": "connections.read",
   "POST /connections": "connections.write",
-  "GET /connections/:conn_id": "connections.read",
+  /** Answers with `extra` decrypted (tokens, secret keys): a secret, so editors and above only. */
+  "GET /connections/:conn_id": "connections.write",
   "PUT /connections/:conn_id": "connections.write",
   "DELETE /connections/:conn_id": "connections.write",
   "POST /connections/:conn_id/test": "connections.write",

@@ -1,8 +1,26 @@
+import type { FileAccess } from "../file-access.js";
+import { systemDnsResolver, type DnsResolver } from "../engine/http/address-guard.js";
+import { createHttpClient, defaultHttpClient, type HttpClient } from "../engine/http/http-client.js";
 import type { ConnectionType } from "../model/connection.js";
 import type { ResolvedConnection } from "./resolver.js";
 
 /** The fields of a stored connection a connector needs (secrets decrypted, `extra` parsed). */
 export type ConnectionFields = Omit<ResolvedConnection, "uri">;
+
+/**
+ * How a connection test reaches the network. Every connection goes through the address guard (DESIGN.md §5): names
+ * resolve through `resolver` and are checked at connect time, IP literals before connecting.
+ */
+export interface GuardedNetwork {
+  resolver: DnsResolver;
+  /** The guarded HTTP client (using the same resolver). */
+  http: HttpClient;
+}
+
+/** The guarded network for a resolver (default: system DNS and the shared guarded HTTP client). */
+export function guardedNetwork(resolver?: DnsResolver): GuardedNetwork {
+  return resolver ? { resolver, http: createHttpClient({ resolver }) } : { resolver: systemDnsResolver, http: defaultHttpClient() };
+}
 
 /** One connection type: its label and fields (SPEC part 2), how its URI is built and how it is tested. */
 export interface Connector {
@@ -13,7 +31,12 @@ export interface Connector {
   driver: string;
   uri(c: ConnectionFields): string;
   /** A real round trip; resolves with a success message, rejects with the real cause (logged, never returned). */
-  test(c: ConnectionFields, signal: AbortSignal): Promise<string>;
+  test(c: ConnectionFields, signal: AbortSignal, network: GuardedNetwork): Promise<string>;
+  /**
+   * For types that open files on this machine (SQLite): the fields with those paths resolved inside the file roots,
+   * refusing the server's state files. Applied at every use (node run, connection test), never only at creation.
+   */
+  confineFiles?(c: ConnectionFields, access: FileAccess): Promise<ConnectionFields>;
 }
 
 export const enc = encodeURIComponent;

@@ -1,5 +1,7 @@
 import type { ConnectionType, ConnectionTypeInfo } from "../model/connection.js";
-import type { Connector } from "./connector.js";
+import type { ConnectionFields, Connector } from "./connector.js";
+import type { ResolvedConnection } from "./resolver.js";
+import type { FileAccess } from "../file-access.js";
 import { genericConnector } from "./types/generic.js";
 import { httpConnector } from "./types/http.js";
 import { mysqlConnector } from "./types/mysql.js";
@@ -24,3 +26,10 @@ export const CONNECTION_TYPE_INFO: readonly ConnectionTypeInfo[] = Object.values
   label: c.label,
   fields: [...c.fields],
 }));
+
+/** The connection as it may be used on this machine: file paths confined (see `Connector.confineFiles`). */
+export async function confineConnection(conn: ConnectionFields, access: FileAccess): Promise<ResolvedConnection> {
+  const connector = CONNECTORS[conn.type];
+  const fields = connector.confineFiles ? await connector.confineFiles(conn, access) : conn;
+  return { ...fields, uri: connector.uri(fields) };
+}

@@ -15,12 +15,18 @@ export interface ResolvedConnection {
   uri: string;
 }
 
+/** A stored variable's value as the engine sees it. */
+export interface ResolvedVariable {
+  value: string;
+  secret: boolean;
+}
+
 /**
  * How the engine reaches stored connections and variables at run time. Implemented by the connections/variables
  * services; unknown names reject with a SluiceError("not_found").
  */
 export interface SecretsResolver {
   connection(connId: string): Promise<ResolvedConnection>;
-  /** The variable's value; secrets decrypted. */
-  variable(key: string): Promise<string>;
+  /** The variable's value (secrets decrypted) and whether it is a secret (then masked in everything a run writes). */
+  variable(key: string): Promise<ResolvedVariable>;
 }

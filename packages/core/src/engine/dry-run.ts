@@ -6,7 +6,9 @@ import type { Pipeline } from "../model/pipeline.js";
 import { DRY_RUN_ROWS, type DryRunNodeResult } from "../model/run.js";
 import { EMPTY_DATASET, type DataSet } from "./dataset.js";
 import { executionSettings } from "./execution-settings.js";
+import type { HttpClient } from "./http/http-client.js";
 import { createNodeContext } from "./node-context.js";
+import { SecretScrubber } from "./secret-scrubber.js";
 import type { NodeTypeRegistry } from "./run-execution.js";
 
 /** Node types with effects outside the run: a dry run does not execute them. */
@@ -16,6 +18,9 @@ export interface DryRunDeps {
   registry: NodeTypeRegistry;
   secrets: SecretsResolver;
   fileRoots: readonly string[];
+  stateFiles: readonly string[];
+  /** Outbound HTTP of the nodes; default the guarded client with system DNS. */
+  http?: HttpClient;
 }
 
 /**
@@ -36,6 +41,8 @@ export async function dryRunPipeline(
   const results: Record<string, DryRunNodeResult> = {};
   const skipped = new Set<string>();
   const runId = `dry-run-${newId()}`;
+  // node errors go back to the caller: secrets the nodes resolved are masked as in a real run
+  const scrubber = new SecretScrubber();
   const report = (id: string, status: DryRunNodeResult["status"], data: DataSet, error?: string) => {
     const node = nodes.get(id);
     results[id] = { node_id: id, name: node?.name ?? id, status, columns: data.columns, rows: data.rows.slice(0, DRY_RUN_ROWS), ...(error ? { error } : {}) };
@@ -73,14 +80,17 @@ export async function dryRunPipeline(
           params,
           inputIds,
           fileRoots: deps.fileRoots,
+          stateFiles: deps.stateFiles,
           secrets: deps.secrets,
+          scrubber,
+          ...(deps.http ? { http: deps.http } : {}),
         });
         const result = await def.run(ctx, config, inputs);
         outputs.set(id, result.output);
         report(id, "success", result.output);
         if (result.skipDownstream) for (const d of descendants(adjacency, id)) skipped.add(d);
       } catch (e) {
-        report(id, "failed", EMPTY_DATASET, e instanceof Error ? e.message : String(e));
+        report(id, "failed", EMPTY_DATASET, scrubber.scrub(e instanceof Error ? e.message : String(e)));
       } finally {
         clearTimeout(timer);
       }

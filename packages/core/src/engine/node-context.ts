@@ -1,10 +1,12 @@
 import type { ResolvedConnection, SecretsResolver } from "../connectors/resolver.js";
+import { confineConnection } from "../connectors/registry.js";
 import { SluiceError } from "../errors.js";
 import type { LogLevel } from "../model/run.js";
 import type { PipelineNode } from "../model/node.js";
 import type { Row } from "./dataset.js";
 import { defaultHttpClient, type HttpClient } from "./http/http-client.js";
 import type { NodeContext } from "./node-type.js";
+import { SecretScrubber } from "./secret-scrubber.js";
 import { renderSqlTemplate, renderTemplate, type TemplateScope } from "./templating.js";
 
 export interface NodeContextOptions {
@@ -18,6 +20,8 @@ export interface NodeContextOptions {
   params?: Record<string, string>;
   inputIds?: readonly string[];
   fileRoots: readonly string[];
+  /** The server's own state files, refused to file nodes and connections (default none). */
+  stateFiles?: readonly string[];
   /** Run start (for `${run.started_at}` and `${run.date}`); default now. */
   startedAt?: string;
   secrets?: SecretsResolver;
@@ -25,6 +29,11 @@ export interface NodeContextOptions {
   deadLetter?: (rows: Row[], error: string) => Promise<void>;
   /** Outbound HTTP port; default the guarded client with system DNS. */
   http?: HttpClient;
+  /**
+   * Records every secret this context resolves and masks it in `log` and `deadLetter`; the run shares one across its
+   * nodes and attempts so its errors are masked too. Default: one for this context alone.
+   */
+  scrubber?: SecretScrubber;
 }
 
 const noSecrets: SecretsResolver = {
@@ -37,11 +46,19 @@ export function createNodeContext(o: NodeContextOptions): NodeContext {
   const params = Object.freeze({ ...(o.params ?? {}) });
   const startedAt = o.startedAt ?? new Date().toISOString();
   const secrets = o.secrets ?? noSecrets;
+  const stateFiles = o.stateFiles ?? [];
+  const scrubber = o.scrubber ?? new SecretScrubber();
+  const log = o.log ?? (() => undefined);
+  const deadLetter = o.deadLetter ?? (async () => undefined);
   const scope: TemplateScope = {
     params,
     // `${run.date}`: the run's `date` param when given (backfill), else the day the run started (UTC)
     run: { id: o.runId, date: params.date ?? startedAt.slice(0, 10), started_at: startedAt },
-    variable: (key) => secrets.variable(key),
+    variable: async (key) => {
+      const variable = await secrets.variable(key);
+      if (variable.secret) scrubber.add(variable.value);
+      return variable.value;
+    },
   };
   return {
     runId: o.runId,
@@ -54,18 +71,22 @@ export function createNodeContext(o: NodeContextOptions): NodeContext {
     params,
     inputIds: o.inputIds ?? [],
     fileRoots: o.fileRoots,
-    log: o.log ?? (() => undefined),
+    stateFiles,
+    log: (level, message) => log(level, scrubber.scrub(message)),
     render: (text) => renderTemplate(text, scope),
     renderSql: (sql) => renderSqlTemplate(sql, scope),
     connection: async (connId): Promise<ResolvedConnection> => {
       try {
-        return await secrets.connection(await renderTemplate(connId, scope));
+        const conn = await secrets.connection(await renderTemplate(connId, scope));
+        scrubber.addConnection(conn);
+        // at every use, not at creation: a symlink may have been created since
+        return await confineConnection(conn, { fileRoots: o.fileRoots, stateFiles });
       } catch (e) {
         if (e instanceof SluiceError && e.code === "not_found") throw new SluiceError("invalid", `unknown connection '${connId}'`);
         throw e;
       }
     },
     http: o.http ?? defaultHttpClient(),
-    deadLetter: o.deadLetter ?? (async () => undefined),
+    deadLetter: (rows, error) => deadLetter(scrubber.scrubValue(rows), scrubber.scrub(error)),
   };
 }

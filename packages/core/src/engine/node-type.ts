@@ -33,17 +33,19 @@ export interface NodeContext {
   readonly inputIds: readonly string[];
   /** Directories file nodes may read and write in (already resolved to absolute paths). */
   readonly fileRoots: readonly string[];
-  /** Appends a line to the run's log for this node. Never pass secrets. */
+  /** The server's own state files (store database, secrets key, JWT secret): refused whatever the roots. */
+  readonly stateFiles: readonly string[];
+  /** Appends a line to the run's log for this node; secrets the context resolved are masked (`********`). */
   log(level: LogLevel, message: string): void;
   /** Renders `${param.X}`, `${var.X}`, `${run.id|date|started_at}` into plain text (URLs, paths, messages). */
   render(text: string): Promise<string>;
   /** Renders a SQL string: every `${...}` becomes a `?` placeholder with its value bound, never raw SQL text. */
   renderSql(sql: string): Promise<BoundSql>;
-  /** A stored connection with secrets decrypted; unknown conn_id fails the node. */
+  /** A stored connection with secrets decrypted and file paths confined to the roots; unknown conn_id fails the node. */
   connection(connId: string): Promise<ResolvedConnection>;
   /** Outbound HTTP (source_api, sink_api, notify): SSRF-guarded, redirects re-checked. */
   readonly http: HttpClient;
-  /** Writes rows to the dead-letter queue for this node. */
+  /** Writes rows to the dead-letter queue for this node (secrets masked in rows and error). */
   deadLetter(rows: Row[], error: string): Promise<void>;
 }
 

@@ -11,9 +11,11 @@ import type { LogLevel, NodeRun, NodeRunStatus, Run, RunStatus } from "../model/
 import type { RunStore } from "../store/ports.js";
 import { EMPTY_DATASET, type DataSet, type Row } from "./dataset.js";
 import { executionSettings, retryDelayMs } from "./execution-settings.js";
+import type { HttpClient } from "./http/http-client.js";
 import { createNodeContext } from "./node-context.js";
 import type { NodeResult, NodeTypeDefinition } from "./node-type.js";
 import { profileDataSet } from "./profile.js";
+import { SecretScrubber } from "./secret-scrubber.js";
 import { WriteBuffer } from "./write-buffer.js";
 
 export const PREVIEW_ROWS = 50;
@@ -32,8 +34,12 @@ export interface RunExecutionDeps {
   registry: NodeTypeRegistry;
   secrets: SecretsResolver;
   fileRoots: readonly string[];
+  /** The server's own state files, refused to file nodes and connections whatever the roots. */
+  stateFiles: readonly string[];
   /** Parallelism when the pipeline sets none. */
   parallelism: number;
+  /** Outbound HTTP of the nodes; default the guarded client with system DNS. */
+  http?: HttpClient;
 }
 
 class Interrupted extends Error {}
@@ -43,6 +49,8 @@ export class RunExecution {
   private cancelled = false;
   private failed = false;
   private readonly shutdown = new AbortController();
+  /** Aborted by cancel: executing attempts stop (a SQLite worker is terminated, a server statement cancelled). */
+  private readonly cancelling = new AbortController();
   private readonly buffer: WriteBuffer;
   private readonly nodes: Map<string, PipelineNode>;
   private readonly adjacency: Adjacency;
@@ -50,20 +58,25 @@ export class RunExecution {
   private readonly records = new Map<string, NodeRun>();
   private readonly outputs = new Map<string, DataSet>();
   private firstError: string | null = null;
+  /** Secrets the run's nodes resolved: masked in every log line, node error and DLQ entry this run writes. */
+  private readonly scrubber = new SecretScrubber();
 
   constructor(
     private readonly deps: RunExecutionDeps,
     private readonly run: Run,
     private readonly pipeline: Pipeline,
   ) {
-    this.buffer = new WriteBuffer(deps.store, (e) => deps.logger.error(`run ${run.id}: writing run state failed: ${(e as Error).message}`));
+    this.buffer = new WriteBuffer(deps.store, (e) =>
+      deps.logger.error(`run ${run.id}: writing run state failed: ${this.scrubber.scrub((e as Error).message)}`),
+    );
     this.nodes = new Map(pipeline.nodes.map((n) => [n.id, n]));
     this.adjacency = buildAdjacency({ nodeIds: pipeline.nodes.map((n) => n.id), edges: pipeline.edges });
   }
 
-  /** Cancel: nodes already executing finish, no new node starts. */
+  /** Cancel: nodes already executing are aborted (and end `cancelled`), no new node starts. */
   cancel(): void {
     this.cancelled = true;
+    this.cancelling.abort(new SluiceError("unprocessable", "the run was cancelled"));
   }
 
   /** Process shutdown: aborts executing attempts; the run ends `failed` with error `interrupted` (resumable). */
@@ -153,8 +166,9 @@ export class RunExecution {
         const result = await this.attempt(def, node, parsed.data, inputs, inputIds, attempt, settings.timeoutMs);
         return this.succeedNode(id, started, result);
       } catch (e) {
-        const message = errorMessage(e);
+        const message = this.scrubber.scrub(errorMessage(e));
         if (this.shutdown.signal.aborted) return this.failNode(id, started, inputs, INTERRUPTED, false);
+        if (this.cancelled) return this.cancelNode(id, started, message);
         if (attempt >= attempts) return this.failNode(id, started, inputs, message);
         const delay = retryDelayMs(settings.retryDelayS, attempt);
         this.log("warning", `attempt ${attempt}/${attempts} failed: ${message}; retrying in ${delay / 1000} s`, id);
@@ -180,6 +194,9 @@ export class RunExecution {
     const controller = new AbortController();
     const onShutdown = () => controller.abort(this.shutdown.signal.reason);
     this.shutdown.signal.addEventListener("abort", onShutdown, { once: true });
+    const onCancel = () => controller.abort(this.cancelling.signal.reason);
+    this.cancelling.signal.addEventListener("abort", onCancel, { once: true });
+    if (this.cancelling.signal.aborted) onCancel();
     const timer = setTimeout(
       () => controller.abort(new SluiceError("internal", `timed out after ${timeoutMs / 1000} s (attempt ${attempt})`)),
       timeoutMs,
@@ -195,10 +212,13 @@ export class RunExecution {
       params: this.run.params,
       inputIds,
       fileRoots: this.deps.fileRoots,
+      stateFiles: this.deps.stateFiles,
       startedAt: this.run.started_at ?? this.run.created_at,
       secrets: this.deps.secrets,
       log: (level, message) => this.log(level, message, node.id),
       deadLetter: (rows, error) => this.deadLetter(node, rows, error),
+      scrubber: this.scrubber,
+      ...(this.deps.http ? { http: this.deps.http } : {}),
     });
     const aborted = new Promise<never>((_, reject) => {
       controller.signal.addEventListener("abort", () => reject(controller.signal.reason as Error), { once: true });
@@ -212,6 +232,7 @@ export class RunExecution {
     } finally {
       clearTimeout(timer);
       this.shutdown.signal.removeEventListener("abort", onShutdown);
+      this.cancelling.signal.removeEventListener("abort", onCancel);
       aborted.catch(() => undefined);
     }
   }
@@ -242,7 +263,17 @@ export class RunExecution {
     }
   }
 
-  private async failNode(id: string, started: number, inputs: DataSet[], error: string, deadLetter = true): Promise<void> {
+  /** A node stopped by the run's cancel: `cancelled` with the reason; no retry, no DLQ entry. */
+  private cancelNode(id: string, started: number, error: string): void {
+    const record = this.records.get(id) as NodeRun;
+    Object.assign(record, { status: "cancelled", duration_ms: Date.now() - started, finished_at: this.now(), error });
+    this.state.set(id, "cancelled");
+    this.buffer.nodeRun(record);
+    this.log("warning", `cancelled: ${error}`, id);
+  }
+
+  private async failNode(id: string, started: number, inputs: DataSet[], rawError: string, deadLetter = true): Promise<void> {
+    const error = this.scrubber.scrub(rawError);
     const record = this.records.get(id) as NodeRun;
     const duration = Date.now() - started;
     Object.assign(record, { status: "failed", duration_ms: duration, finished_at: this.now(), error });
@@ -255,7 +286,7 @@ export class RunExecution {
     if (deadLetter) {
       const sample = inputs.flatMap((input) => input.rows.slice(0, DLQ_SAMPLE_ROWS)).slice(0, DLQ_SAMPLE_ROWS);
       await this.deadLetter(this.nodes.get(id) as PipelineNode, sample, error).catch((e: unknown) =>
-        this.deps.logger.error(`run ${this.run.id}: writing the DLQ entry failed: ${(e as Error).message}`),
+        this.deps.logger.error(`run ${this.run.id}: writing the DLQ entry failed: ${this.scrubber.scrub((e as Error).message)}`),
       );
     }
   }
@@ -268,8 +299,8 @@ export class RunExecution {
         run_id: this.run.id,
         node_id: node.id,
         node_name: node.name ?? node.id,
-        error,
-        payload: rows,
+        error: this.scrubber.scrub(error),
+        payload: this.scrubber.scrubValue(rows),
         created_at: this.now(),
         resolved: false,
         resolved_at: null,
@@ -277,7 +308,8 @@ export class RunExecution {
     ]);
   }
 
-  private async finish(status: RunStatus, startedMs: number, error: string | null): Promise<RunStatus> {
+  private async finish(status: RunStatus, startedMs: number, rawError: string | null): Promise<RunStatus> {
+    const error = rawError === null ? null : this.scrubber.scrub(rawError);
     for (const [id, state] of this.state) {
       if (state !== "pending" || status === "failed") continue;
       const record = this.records.get(id) as NodeRun;
@@ -306,7 +338,8 @@ export class RunExecution {
     return status;
   }
 
-  private log(level: LogLevel, message: string, nodeId: string | null): void {
+  private log(level: LogLevel, rawMessage: string, nodeId: string | null): void {
+    const message = this.scrubber.scrub(rawMessage);
     const timestamp = this.now();
     this.buffer.log({ run_id: this.run.id, node_id: nodeId, level, message, timestamp });
     this.deps.events.emit("log", { run_id: this.run.id, pipeline_id: this.pipeline.id, node_id: nodeId, level, message, timestamp });

@@ -5,6 +5,7 @@ import type { Hook, HookEvent } from "../model/hook.js";
 import type { LogLevel } from "../model/run.js";
 import type { Store } from "../store/ports.js";
 import { defaultHttpClient, type HttpClient } from "../engine/http/http-client.js";
+import { SecretScrubber } from "../engine/secret-scrubber.js";
 import { hookBody, type HookPayload } from "./hook-payload.js";
 
 export interface HookDispatcherDeps {
@@ -67,7 +68,8 @@ export class HookDispatcher {
   private async deliverAll(event: HookEvent, pipelineId: string, facts: Partial<HookPayload> & { timestamp: string }): Promise<void> {
     const pipeline = await this.deps.store.pipelines.get(pipelineId);
     if (!pipeline) return;
-    const hooks = pipeline.hooks.filter((h) => h.enabled && h.event === event);
+    // numbered as in the pipeline (1-based): logs name a hook by number and origin, never by its full URL
+    const hooks = pipeline.hooks.map((hook, i) => ({ hook, number: i + 1 })).filter(({ hook }) => hook.enabled && hook.event === event);
     if (hooks.length === 0) return;
     const payload: HookPayload = {
       event,
@@ -81,13 +83,14 @@ export class HookDispatcher {
       ...(facts.deadline ? { deadline: facts.deadline } : {}),
       timestamp: facts.timestamp,
     };
-    await Promise.all(hooks.map((hook) => this.deliver(hook, payload)));
+    await Promise.all(hooks.map(({ hook, number }) => this.deliver(hook, number, payload)));
   }
 
-  private async deliver(hook: Hook, payload: HookPayload): Promise<void> {
+  private async deliver(hook: Hook, number: number, payload: HookPayload): Promise<void> {
     const http = this.deps.http ?? defaultHttpClient();
     const retries = this.deps.retries ?? 3;
-    const target = safeUrl(hook.url);
+    const target = `#${number} (${hookOrigin(hook.url)})`;
+    const scrubber = hookScrubber(hook);
     let lastError = "";
     for (let attempt = 0; attempt <= retries; attempt++) {
       if (attempt > 0) await sleep((this.deps.retryBaseMs ?? 1000) * 2 ** (attempt - 1));
@@ -100,15 +103,15 @@ export class HookDispatcher {
           signal: AbortSignal.timeout(this.deps.timeoutMs ?? 10_000),
         });
         if (res.status >= 200 && res.status < 300) {
-          await this.record(payload, "info", `hook ${payload.event} delivered to ${target} (HTTP ${res.status}, attempt ${attempt + 1})`);
+          await this.record(payload, "info", `hook ${target} ${payload.event} delivered (HTTP ${res.status}, attempt ${attempt + 1})`);
           return;
         }
         lastError = `HTTP ${res.status}`;
       } catch (err) {
-        lastError = err instanceof Error ? err.name === "TimeoutError" ? "timed out" : err.message : String(err);
+        lastError = scrubber.scrub(err instanceof Error ? (err.name === "TimeoutError" ? "timed out" : err.message) : String(err));
       }
     }
-    await this.record(payload, "warning", `hook ${payload.event} to ${target} failed after ${retries + 1} attempts: ${lastError}`);
+    await this.record(payload, "warning", `hook ${target} ${payload.event} failed after ${retries + 1} attempts: ${lastError}`);
   }
 
   private async record(payload: HookPayload, level: LogLevel, message: string): Promise<void> {
@@ -119,14 +122,28 @@ export class HookDispatcher {
   }
 }
 
-/** The URL without credentials or query (which may carry tokens), for logs. */
-function safeUrl(raw: string): string {
+/** Where a hook goes, for logs: the origin only, as a hook URL's path is often its secret (Slack webhooks). */
+function hookOrigin(raw: string): string {
   try {
-    const u = new URL(raw);
-    return `${u.protocol}//${u.host}${u.pathname}`;
+    return new URL(raw).origin;
   } catch {
     return "(invalid url)";
   }
+}
+
+/** Masks what a hook's own secrets look like in a delivery error: its URL path and query, its header values. */
+function hookScrubber(hook: Hook): SecretScrubber {
+  const scrubber = new SecretScrubber();
+  try {
+    const u = new URL(hook.url);
+    if (u.pathname.length > 1) scrubber.add(u.pathname);
+    scrubber.add(u.search.slice(1));
+    scrubber.add(u.password);
+  } catch {
+    // an invalid URL fails before any request; nothing of it is sent
+  }
+  for (const value of Object.values(hook.headers ?? {})) scrubber.add(value);
+  return scrubber;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,20 +1,8 @@
 import type { Pipeline } from "../model/pipeline.js";
+import type { Impact, ImpactEntry } from "../model/insights.js";
+
+export type { Impact, ImpactEntry };
 import { nodeReferences } from "./node-references.js";
-
-export interface ImpactEntry {
-  pipeline_id: string;
-  name: string;
-  /** 1 for direct dependents, 2 for theirs, … */
-  depth: number;
-  via: "depends_on" | "table";
-  /** The upstream pipeline id (depends_on) or the shared table (table). */
-  detail: string;
-}
-
-export interface Impact {
-  pipeline_id: string;
-  downstream: ImpactEntry[];
-}
 
 const key = (conn: string, table: string) => `${conn}\u0000${table}`;
 

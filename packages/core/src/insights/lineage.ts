@@ -1,22 +1,8 @@
 import type { Pipeline } from "../model/pipeline.js";
+import type { LineageEdge, LineageGraph, LineageNode } from "../model/insights.js";
+
+export type { LineageEdge, LineageGraph, LineageNode };
 import { nodeReferences, type TableRef } from "./node-references.js";
-
-export interface LineageNode {
-  id: string;
-  type: "pipeline" | "connection" | "table" | "file" | "api" | "variable";
-  name: string;
-}
-
-export interface LineageEdge {
-  from: string;
-  to: string;
-  pipeline_id: string;
-}
-
-export interface LineageGraph {
-  nodes: LineageNode[];
-  edges: LineageEdge[];
-}
 
 const tableId = (t: TableRef) => `table:${t.conn_id ? `${t.conn_id}/` : ""}${t.table}`;
 const tableName = (t: TableRef) => (t.conn_id ? `${t.conn_id}.${t.table}` : t.table);

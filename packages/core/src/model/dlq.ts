@@ -24,3 +24,4 @@ export const DlqQuerySchema = z.object({
     .transform((v) => v === "true" || v === "1"),
   limit: clampedIntQuery("limit", DLQ_LIMIT_DEFAULT, DLQ_LIMIT_MAX),
 });
+export type DlqQuery = z.infer<typeof DlqQuerySchema>;

@@ -12,6 +12,18 @@ const READ_ONLY_FIELDS = {
   version: z.unknown().optional(),
 };
 
+/** Shortest webhook_token accepted: it is the only credential of the webhook trigger. */
+export const WEBHOOK_TOKEN_MIN_LENGTH = 16;
+
+/** A credential: at least WEBHOOK_TOKEN_MIN_LENGTH characters; `""` or null clears it. */
+const WebhookTokenSchema = z
+  .string()
+  .max(255)
+  .refine((v) => v === "" || v.length >= WEBHOOK_TOKEN_MIN_LENGTH, {
+    error: `webhook_token must be at least ${WEBHOOK_TOKEN_MIN_LENGTH} characters (empty or null clears it)`,
+  })
+  .nullable();
+
 /**
  * Structural shape of the editable pipeline fields. Rules that need the whole graph (duplicate ids, cycles, cron,
  * time zones, limits) live in `dag/validate-pipeline.ts` so they can be reported as a list of errors.
@@ -30,7 +42,7 @@ export const pipelineFields = {
   depends_on: z.array(z.string()).default([]),
   sla_deadline: z.string().nullable().default(null),
   sla_timezone: z.string().nullable().default(null),
-  webhook_token: z.string().max(255).nullable().default(null),
+  webhook_token: WebhookTokenSchema.default(null),
   /** Node parallelism within a wave for this pipeline; the global default applies when null. */
   parallelism: z.number().int().min(1).max(64).nullable().default(null),
 };
@@ -55,7 +67,7 @@ export const PipelineUpdateSchema = z
     depends_on: z.array(z.string()).optional(),
     sla_deadline: z.string().nullable().optional(),
     sla_timezone: z.string().nullable().optional(),
-    webhook_token: z.string().max(255).nullable().optional(),
+    webhook_token: WebhookTokenSchema.optional(),
     parallelism: z.number().int().min(1).max(64).nullable().optional(),
     ...READ_ONLY_FIELDS,
   })

@@ -78,6 +78,7 @@ export type LogsQuery = z.infer<typeof LogsQuerySchema>;
 export const CALENDAR_DAYS_DEFAULT = 90;
 export const CALENDAR_DAYS_MAX = 365;
 export const CalendarQuerySchema = z.object({ days: clampedIntQuery("days", CALENDAR_DAYS_DEFAULT, CALENDAR_DAYS_MAX) });
+export type CalendarQuery = z.infer<typeof CalendarQuerySchema>;
 
 /** Most dates one backfill may queue. */
 export const BACKFILL_MAX_DATES = 366;
@@ -122,4 +123,13 @@ export interface NodeProfile {
   node_id: string;
   row_count: number;
   columns: ColumnProfile[];
+}
+
+/** `POST /pipelines/{id}/webhook` body: optional run params. */
+export const WebhookBodySchema = z.object({ params: z.record(z.string(), z.string()).optional() }).strict();
+
+export interface WebhookAccepted {
+  run_id: string;
+  pipeline_id: string;
+  status: string;
 }

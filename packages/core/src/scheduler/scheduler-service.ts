@@ -1,34 +1,18 @@
 import { randomUUID } from "node:crypto";
+import type { DependencyStatus, SchedulerStatusEntry } from "../model/insights.js";
+
+export type { DependencyStatus, SchedulerStatusEntry };
 import type { Clock } from "../clock.js";
 import type { SluiceEvents } from "../events.js";
 import type { Logger } from "../logger.js";
 import { notFound } from "../errors.js";
 import type { Pipeline } from "../model/pipeline.js";
-import type { RunStatus } from "../model/run.js";
 import type { Store } from "../store/ports.js";
 import { decideCatchUp } from "./catch-up.js";
 import { nextSlot } from "./cron.js";
 import type { SchedulerRunsPort, Timers } from "./ports.js";
 import { realTimers } from "./ports.js";
 import { isSlaMissed } from "./sla.js";
-
-export interface SchedulerStatusEntry {
-  pipeline_id: string;
-  pipeline_name: string;
-  schedule: string | null;
-  timezone: string;
-  enabled: boolean;
-  next_run: string | null;
-  last_run: string | null;
-}
-
-export interface DependencyStatus {
-  pipeline_id: string;
-  /** null when the dependency no longer exists. */
-  name: string | null;
-  last_status: RunStatus | null;
-  satisfied: boolean;
-}
 
 export interface SchedulerDeps {
   store: Store;

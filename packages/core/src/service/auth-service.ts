@@ -14,6 +14,7 @@ import {
   CreateUserRequestSchema,
   LoginRequestSchema,
   type LoginResponse,
+  type Role,
   type SetupStatus,
   type User,
 } from "../model/user.js";
@@ -38,6 +39,16 @@ const unauthorized = (message: string) => new SluiceError("unauthorized", messag
 const publicUser = (u: UserRecord): User => ({ id: u.id, username: u.username, role: u.role });
 const seconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 
+/**
+ * Only a superadmin creates, promotes, demotes or resets a superadmin: an admin (or the API key, which acts as
+ * admin) managing one could make itself one. Open mode's anonymous caller is everything, like a superadmin.
+ */
+function assertMayManageRole(principal: Principal, targetRole: Role, action: string): void {
+  if (targetRole !== "superadmin") return;
+  if (principal.kind !== "guest" && principal.user.role === "superadmin") return;
+  throw new SluiceError("forbidden", `only a superadmin may ${action} a superadmin`);
+}
+
 /** Users, login, lockout, tokens and the permission check every adapter applies to every route. */
 export class AuthService {
   private usersExist: { value: boolean; at: number } | null = null;
@@ -54,6 +65,14 @@ export class AuthService {
     const value = (await this.deps.store.users.count()) > 0;
     this.usersExist = { value, at: Date.now() };
     return !value;
+  }
+
+  /**
+   * Open mode: no user exists and no API key is configured. A server started with an API key is never open;
+   * until the first user exists it answers the key only (DESIGN.md §5).
+   */
+  async isOpen(): Promise<boolean> {
+    return this.deps.apiKeys.length === 0 && (await this.needsSetup());
   }
 
   async setupStatus(): Promise<SetupStatus> {
@@ -91,7 +110,7 @@ export class AuthService {
     }
     // public routes need nobody (the webhook checks its own token), so credentials are not even looked at
     if (access === "public") return { kind: "guest" };
-    if (await this.needsSetup()) {
+    if (await this.isOpen()) {
       return (await this.authenticate(credentials).catch(() => null)) ?? { kind: "anonymous", user: OPEN_MODE_IDENTITY };
     }
     const principal = await this.authenticate(credentials);
@@ -137,19 +156,34 @@ export class AuthService {
   }
 
   /**
-   * Creates a user (admin). The first user may be created anonymously and is always `admin`, whatever role was
-   * asked for. Checked against the database, not the cache, so a racing instance cannot slip a second one in.
+   * Creates a user (admin). The first user may be created anonymously (open mode) or with the API key, and is
+   * always `admin`, whatever role was asked for. Only a superadmin creates a superadmin. Checked against the
+   * database, not the cache, so a racing instance cannot slip a second first user in.
    */
   async createUser(principal: Principal, input: unknown): Promise<User> {
     const body = parseInput(CreateUserRequestSchema, input);
-    const { store } = this.deps;
-    const first = (await store.users.count()) === 0;
+    const first = (await this.deps.store.users.count()) === 0;
     if ((principal.kind === "anonymous" || principal.kind === "guest") && !first) throw unauthorized("authentication required");
+    if (!first) assertMayManageRole(principal, body.role, "create");
+    return this.insertUser(body, first ? "admin" : body.role);
+  }
+
+  /**
+   * Creates a user of any role, superadmin included, with no caller to check: for the operator's own tools
+   * (`sluice create-user`, an embedding host), who hold the database anyway. The only way to a first superadmin.
+   */
+  async createUserAsOperator(input: unknown): Promise<User> {
+    const body = parseInput(CreateUserRequestSchema, input);
+    return this.insertUser(body, body.role);
+  }
+
+  private async insertUser(body: { username: string; password: string }, role: Role): Promise<User> {
+    const { store } = this.deps;
     const now = this.now();
     const record: UserRecord = {
       id: newId(),
       username: body.username,
-      role: first ? "admin" : body.role,
+      role,
       password_hash: await hashPassword(body.password),
       password_changed_at: now,
       created_at: now,
@@ -180,12 +214,16 @@ export class AuthService {
     return { token: await this.issueToken(updated), user: publicUser(updated) };
   }
 
-  /** An admin sets another user's password: revokes that user's tokens and lifts a lockout. */
-  async adminResetPassword(input: unknown): Promise<User> {
+  /**
+   * An admin sets another user's password: revokes that user's tokens and lifts a lockout. A superadmin's
+   * password is reset by a superadmin only (else an admin could take the account over).
+   */
+  async adminResetPassword(principal: Principal, input: unknown): Promise<User> {
     const body = parseInput(AdminResetPasswordRequestSchema, input);
     const { store } = this.deps;
     const user = await store.users.getById(body.user_id);
     if (!user) throw new SluiceError("not_found", `user '${body.user_id}' not found`);
+    assertMayManageRole(principal, user.role, "reset the password of");
     await store.users.updatePassword(user.id, await hashPassword(body.new_password), this.passwordChangeTime(user));
     await store.loginAttempts.clear(user.username);
     return publicUser(user);

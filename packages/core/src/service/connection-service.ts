@@ -1,8 +1,13 @@
 import type { Clock } from "../clock.js";
-import { CONNECTORS, CONNECTION_TYPE_INFO } from "../connectors/registry.js";
-import type { ConnectionFields } from "../connectors/connector.js";
+import type { UsedBy } from "../model/insights.js";
+
+export type { UsedBy };
+import { CONNECTORS, CONNECTION_TYPE_INFO, confineConnection } from "../connectors/registry.js";
+import { guardedNetwork, type ConnectionFields, type GuardedNetwork } from "../connectors/connector.js";
 import type { ResolvedConnection } from "../connectors/resolver.js";
+import { SecretScrubber } from "../engine/secret-scrubber.js";
 import { notFound, SluiceError } from "../errors.js";
+import type { FileAccess } from "../file-access.js";
 import { newId } from "../ids.js";
 import { nodeReferences } from "../insights/node-references.js";
 import type { Logger } from "../logger.js";
@@ -27,12 +32,10 @@ export interface ConnectionServiceDeps {
   vault: Vault;
   clock: Clock;
   logger: Logger;
-}
-
-export interface UsedBy {
-  pipeline_id: string;
-  name: string;
-  node_ids: string[];
+  /** File roots and state files: SQLite connection paths are confined at every test. */
+  files: FileAccess;
+  /** How connection tests reach the network (address-guarded); default system DNS. */
+  network?: GuardedNetwork;
 }
 
 /** Stored connections (SPEC part 4): password and extra encrypted at rest; responses never carry the password. */
@@ -179,34 +182,26 @@ export class ConnectionService {
    * real cause goes to the server log (never the password).
    */
   async test(connId: string): Promise<ConnectionTestResult> {
-    const fields = await this.fields(await this.record(connId));
-    const connector = CONNECTORS[fields.type];
+    const stored = await this.fields(await this.record(connId));
+    const connector = CONNECTORS[stored.type];
+    let fields: ConnectionFields;
+    try {
+      fields = await confineConnection(stored, this.deps.files);
+    } catch (e) {
+      // a refused path is the caller's own input: say why
+      if (e instanceof SluiceError) return { success: false, error: e.message };
+      throw e;
+    }
     const signal = AbortSignal.timeout(CONNECTION_TEST_TIMEOUT_MS);
     try {
-      const message = await connector.test(fields, signal);
+      const message = await connector.test(fields, signal, this.deps.network ?? guardedNetwork());
       return { success: true, message, driver: connector.driver };
     } catch (e) {
       let cause = e instanceof Error ? e.message : String(e);
       if (signal.aborted) cause = `timed out after ${CONNECTION_TEST_TIMEOUT_MS / 1000} s`;
-      if (fields.password) cause = redactSecret(cause, fields.password);
+      cause = SecretScrubber.forConnection(fields).scrub(cause);
       this.deps.logger.warn("connection test failed", { conn_id: connId, type: fields.type, driver: connector.driver, cause });
       return { success: false, error: `connection test failed for '${connId}'; see the server logs for details` };
     }
   }
-}
-
-/**
- * Masks a password in a driver message, also in its URL-encoded form. A long one is masked wherever it appears; a
- * very short one only where it stands as its own token, so `p` does not turn "unexpectedly" into "unex********ectedly".
- */
-export function redactSecret(text: string, secret: string): string {
-  let out = text;
-  for (const form of new Set([secret, encodeURIComponent(secret)])) {
-    if (form.length >= 4) out = out.split(form).join("********");
-    else {
-      const escaped = form.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-      out = out.replace(new RegExp(`(?<![A-Za-z0-9])${escaped}(?![A-Za-z0-9])`, "g"), "********");
-    }
-  }
-  return out;
 }

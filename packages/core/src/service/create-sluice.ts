@@ -1,8 +1,10 @@
+import fs from "node:fs";
 import { loadJwtSecret } from "../auth/jwt-secret.js";
 import { SluiceEvents } from "../events.js";
 import { parseDatabaseUrl } from "../store/database-url.js";
 import { createKnexStore, type KnexStore } from "../store/knex/create-knex-store.js";
 import { resolveOptions, type ResolvedSluiceOptions, type SluiceOptions } from "./options.js";
+import { secureStateFiles } from "./state-files.js";
 import { EventJournal } from "../event-journal.js";
 import { SluiceMetrics } from "../metrics/metrics.js";
 import { InsightsService } from "./insights-service.js";
@@ -19,6 +21,8 @@ import { VariableService } from "./variable-service.js";
 import { WebhookService } from "./webhook-service.js";
 import { SchedulerService } from "../scheduler/scheduler-service.js";
 import { HookDispatcher } from "../hooks/hook-dispatcher.js";
+import { sharedCodeRunnerPool } from "../sandbox/code-runner-pool.js";
+import { guardedNetwork } from "../connectors/connector.js";
 
 /** The application facade: what the Koa adapter, the CLI and embedders use. */
 export interface Sluice {
@@ -60,6 +64,10 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
   const database = input.database ?? "./sluice.db";
   const parsed = parseDatabaseUrl(database);
   const options = resolveOptions({ ...input, database }, parsed.filePath);
+  secureStateFiles(options.stateFiles, parsed.filePath, options.logger);
+  if (input.fileRoots === undefined && parsed.filePath !== ":memory:") {
+    fs.mkdirSync(options.fileRoots[0]!, { recursive: true, mode: 0o750 });
+  }
   // the secret stays out of `options` (which embedders may log)
   const jwtSecret = loadJwtSecret(options.stateDir, input.jwtSecret ?? process.env.SVC_JWT_SECRET);
   const store = await createKnexStore(database);
@@ -81,7 +89,9 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
     await store.close().catch(() => undefined);
     throw e;
   }
-  const connections = new ConnectionService({ store, vault, clock, logger: options.logger });
+  // every outbound connection made for a user resolves through here and passes the address guard
+  const network = guardedNetwork(input.resolver);
+  const connections = new ConnectionService({ store, vault, clock, logger: options.logger, files: options, network });
   const variables = new VariableService({ store, vault, clock });
   // the ONE place the engine gets its secrets from
   const secrets: SecretsResolver = input.secrets ?? {
@@ -98,6 +108,8 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
     registry,
     secrets,
     fileRoots: options.fileRoots,
+    stateFiles: options.stateFiles,
+    http: network.http,
     parallelism: options.parallelism,
     maxConcurrentRuns: options.maxConcurrentRuns,
     pollMs: options.executorPollMs,
@@ -110,7 +122,7 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
     executor,
     registry,
     insights,
-    dryRun: { registry, secrets, fileRoots: options.fileRoots },
+    dryRun: { registry, secrets, fileRoots: options.fileRoots, stateFiles: options.stateFiles, http: network.http },
   });
   const logger = options.logger;
   const scheduler = new SchedulerService({
@@ -125,7 +137,7 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
     },
   });
   const webhooks = new WebhookService({ store, clock, trigger: (pipelineId, params) => runs.trigger(pipelineId, { trigger: "webhook", params }) });
-  const hooks = new HookDispatcher({ store, events, logger, appendRunLog: (runId, level, message) => runs.appendLog(runId, level, message) });
+  const hooks = new HookDispatcher({ store, events, logger, http: network.http, appendRunLog: (runId, level, message) => runs.appendLog(runId, level, message) });
 
   return {
     options,
@@ -149,6 +161,8 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
     async start() {
       if (started) return;
       started = true;
+      // the first `code` node should not wait for a runner process to start
+      sharedCodeRunnerPool().warmUp();
       metrics.start();
       hooks.start();
       await executor.start();

@@ -1,11 +1,14 @@
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import { API_KEY_PATTERN } from "../auth/api-keys.js";
 import type { Clock } from "../clock.js";
 import { systemClock } from "../clock.js";
 import { createConsoleLogger, type Logger } from "../logger.js";
 import type { SecretsResolver } from "../connectors/resolver.js";
+import type { DnsResolver } from "../engine/http/address-guard.js";
 import type { NodeTypeRegistry } from "../engine/run-execution.js";
+import { stateFilesOf } from "./state-files.js";
 
 export const SluiceOptionsSchema = z
   .object({
@@ -15,10 +18,14 @@ export const SluiceOptionsSchema = z
     maxConcurrentRuns: z.number().int().min(1).max(1024).default(8),
     /** Node parallelism within a wave, unless a pipeline sets its own. */
     parallelism: z.number().int().min(1).max(64).default(4),
-    /** Directories that source_file/sink_file paths must resolve into. Default: the data directory and the OS temp dir. */
+    /**
+     * Directories that source_file/sink_file paths and SQLite connection paths must resolve into. Default:
+     * `{data dir}/files` (created at start) and the OS temp dir. The server's own state files stay out of reach
+     * whatever the roots.
+     */
     fileRoots: z.array(z.string().min(1)).optional(),
     /** API keys accepted as admin credentials (`svc_` + 48 hex). */
-    apiKeys: z.array(z.string().min(1)).default([]),
+    apiKeys: z.array(z.string().regex(API_KEY_PATTERN, "an API key is svc_ followed by 48 lowercase hex characters")).default([]),
     /**
      * Where `.svc-jwt-secret` (and, for server databases, the secrets key) live. Default: beside a SQLite file,
      * else the working directory.
@@ -37,6 +44,11 @@ export const SluiceOptionsSchema = z
     nodeTypes: z.custom<NodeTypeRegistry>((v) => typeof v === "object" && v !== null).optional(),
     /** Fallback poll (ms) for runs queued by other instances; triggers in this process start at once. */
     executorPollMs: z.number().int().min(10).max(600_000).default(1000),
+    /**
+     * How host names of outbound connections made for a user resolve (HTTP nodes, hooks, notify, connection tests);
+     * default system DNS. Every answer passes the address guard (no link-local or cloud-metadata address).
+     */
+    resolver: z.custom<DnsResolver>((v) => typeof v === "function").optional(),
     clock: z.custom<Clock>((v) => typeof v === "object" && v !== null && typeof (v as Clock).now === "function").optional(),
   })
   .strict();
@@ -48,6 +60,8 @@ export interface ResolvedSluiceOptions {
   readonly maxConcurrentRuns: number;
   readonly parallelism: number;
   readonly fileRoots: readonly string[];
+  /** The server's own files (store database and side files, key file, JWT secret): never reachable by nodes. */
+  readonly stateFiles: readonly string[];
   readonly apiKeys: readonly string[];
   readonly stateDir: string;
   readonly executorPollMs: number;
@@ -64,7 +78,8 @@ export function resolveOptions(input: SluiceOptions, sqliteFile: string | null):
     database: parsed.database,
     maxConcurrentRuns: parsed.maxConcurrentRuns,
     parallelism: parsed.parallelism,
-    fileRoots: Object.freeze((parsed.fileRoots ?? [stateDir, os.tmpdir()]).map((r) => path.resolve(r))),
+    fileRoots: Object.freeze((parsed.fileRoots ?? defaultFileRoots(stateDir)).map((r) => path.resolve(r))),
+    stateFiles: Object.freeze(stateFilesOf(sqliteFile, stateDir)),
     apiKeys: Object.freeze([...parsed.apiKeys]),
     stateDir,
     executorPollMs: parsed.executorPollMs,
@@ -72,3 +87,6 @@ export function resolveOptions(input: SluiceOptions, sqliteFile: string | null):
     logger: parsed.logger ?? createConsoleLogger(),
   });
 }
+
+/** `{data dir}/files` and the OS temp dir: never the data directory itself, where the state files live. */
+const defaultFileRoots = (stateDir: string): string[] => [path.join(stateDir, "files"), os.tmpdir()];

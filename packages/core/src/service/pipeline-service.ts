@@ -165,7 +165,10 @@ export class PipelineService {
     const current = await this.get(id);
     const found = await this.deps.store.pipelines.getVersion(id, versionId);
     if (!found) throw notFound("version", versionId);
-    const def = normalize(definitionOf(parseInput(PipelineCreateSchema, found.snapshot, "stored version")));
+    // snapshots never hold the webhook token (older ones may): the current token stays whatever the version
+    const { webhook_token: _old, ...snapshot } = found.snapshot as Partial<PipelineDefinition>;
+    const restored = normalize(definitionOf(parseInput(PipelineCreateSchema, snapshot, "stored version")));
+    const def: PipelineDefinition = { ...restored, webhook_token: current.webhook_token };
     return this.replace(id, current.created_at, def, `rollback to v${found.version.version}`);
   }
 

@@ -104,7 +104,7 @@ export class RunService {
     return { items, total, page, per_page, pages: Math.ceil(total / per_page) };
   }
 
-  /** pending/running → cancelled (executing nodes finish, no new node starts); a finished run → 409. */
+  /** pending/running → cancelled (executing nodes are stopped, no new node starts); a finished run → 409. */
   async cancel(runId: string): Promise<{ id: string; status: "cancelled" }> {
     const run = await this.requireRun(runId);
     const now = this.now();

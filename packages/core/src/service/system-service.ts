@@ -1,6 +1,5 @@
-import { z } from "zod";
 import type { Clock } from "../clock.js";
-import type { SystemInfo } from "../model/system.js";
+import { PurgeRequestSchema, type PurgeResult, type SystemInfo } from "../model/system.js";
 import { parseInput } from "../validation.js";
 import type { Store } from "../store/ports.js";
 import { SLUICE_VERSION } from "../version.js";
@@ -11,15 +10,6 @@ export interface SystemServiceDeps {
   startedAt: number;
   clock: Clock;
 }
-
-export const PurgeRequestSchema = z
-  .object({ days: z
-      .number({ error: (issue) => (issue.input === undefined ? undefined : "days must be a number") })
-      .int("days must be an integer")
-      .min(0, "days must be 0 or more")
-      .max(36_500, "days must be at most 36500")
-      .default(30) })
-  .strict();
 
 export class SystemService {
   constructor(private readonly deps: SystemServiceDeps) {}
@@ -44,7 +34,7 @@ export class SystemService {
   }
 
   /** Deletes finished runs older than `days` days (default 30) with everything that hangs off them. */
-  async purge(input: unknown): Promise<{ deleted: number; days: number }> {
+  async purge(input: unknown): Promise<PurgeResult> {
     const { days } = parseInput(PurgeRequestSchema, input ?? {});
     const cutoff = new Date(this.deps.clock.now().getTime() - days * 86_400_000).toISOString();
     return { deleted: await this.deps.store.system.purgeRunsBefore(cutoff), days };

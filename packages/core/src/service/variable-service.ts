@@ -1,4 +1,5 @@
 import type { Clock } from "../clock.js";
+import type { ResolvedVariable } from "../connectors/resolver.js";
 import { notFound, SluiceError } from "../errors.js";
 import { nodeReferences } from "../insights/node-references.js";
 import { PER_PAGE_DEFAULT, type Page, type PaginationQuery } from "../model/common.js";
@@ -94,9 +95,10 @@ export class VariableService {
   }
 
   /** The value with a secret decrypted — for the engine only. */
-  async resolve(key: string): Promise<string> {
+  async resolve(key: string): Promise<ResolvedVariable> {
     const record = await this.deps.store.variables.get(key);
     if (!record) throw notFound("variable", key);
-    return record.type === "secret" ? this.deps.vault.decrypt(record.value) : record.value;
+    const secret = record.type === "secret";
+    return { value: secret ? this.deps.vault.decrypt(record.value) : record.value, secret };
   }
 }

@@ -1,20 +1,13 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { z } from "zod";
 import type { Clock } from "../clock.js";
 import { notFound, SluiceError } from "../errors.js";
+import { WEBHOOK_TOKEN_MIN_LENGTH } from "../model/pipeline.js";
+import { WebhookBodySchema, type WebhookAccepted } from "../model/run.js";
 import type { Store } from "../store/ports.js";
 import { parseInput } from "../validation.js";
 
 export const WEBHOOK_RATE_WINDOW_MS = 10_000;
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
-
-export const WebhookBodySchema = z.object({ params: z.record(z.string(), z.string()).optional() }).strict();
-
-export interface WebhookAccepted {
-  run_id: string;
-  pipeline_id: string;
-  status: string;
-}
 
 export interface WebhookRequest {
   token: string | undefined;
@@ -46,6 +39,10 @@ export class WebhookService {
     const pipeline = await this.deps.store.pipelines.get(pipelineId);
     if (!pipeline) throw notFound("pipeline", pipelineId);
     if (!pipeline.webhook_token) throw new SluiceError("forbidden", "webhook triggering is not configured for this pipeline (set webhook_token)");
+    // a token stored before the length rule is too easy to guess to count as configured
+    if (pipeline.webhook_token.length < WEBHOOK_TOKEN_MIN_LENGTH) {
+      throw new SluiceError("forbidden", `this pipeline's webhook_token is shorter than ${WEBHOOK_TOKEN_MIN_LENGTH} characters; set a longer one`);
+    }
     if (!request.token) throw new SluiceError("unauthorized", "missing webhook token (query parameter token or header X-Webhook-Token)");
     if (!sameToken(request.token, pipeline.webhook_token)) throw new SluiceError("unauthorized", "invalid webhook token");
     const { params = {} } = parseInput(WebhookBodySchema, request.body ?? {});

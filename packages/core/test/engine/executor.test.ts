@@ -143,7 +143,7 @@ describe("executor", () => {
     expect(events.filter((e) => e.type === "node.skipped" && e.run_id === run.id)).toHaveLength(2);
   });
 
-  it("cancel: the executing node finishes, no new node starts; a finished run cannot be cancelled (409)", async () => {
+  it("cancel: the executing node is stopped and ends cancelled, no new node starts; a finished run cannot be cancelled (409)", async () => {
     const id = await pipeline({
       nodes: [{ id: "slow", type: "code", config: { code: "x", sleep_ms: 300 } }, { id: "next", type: "code", config: { code: "x" } }],
       edges: [{ from: "slow", to: "next" }],
@@ -160,7 +160,7 @@ describe("executor", () => {
     }
     const run = await sluice.runs.get(queued.id);
     expect(run.status).toBe("cancelled");
-    expect(nodeRun(run, "slow")?.status).toBe("success");
+    expect(nodeRun(run, "slow")).toMatchObject({ status: "cancelled", error: "the run was cancelled" });
     expect(probe.calls.get("next")).toBeUndefined();
     await expect(sluice.runs.cancel(queued.id)).rejects.toMatchObject({ code: "conflict" });
     await expect(sluice.runs.resume(queued.id)).rejects.toMatchObject({ code: "bad_request" });
@@ -180,7 +180,7 @@ describe("executor", () => {
       expect(await other.runs.cancel(queued.id)).toEqual({ id: queued.id, status: "cancelled" });
       const run = await terminal(queued.id);
       expect(run.status).toBe("cancelled");
-      // the executing node finishes; then `next` is settled one way or the other
+      // the executing node is stopped; then `next` is settled one way or the other
       let next = nodeRun(run, "next")?.status;
       while (next === undefined || next === "pending" || next === "running") {
         await new Promise((res) => setTimeout(res, 20));

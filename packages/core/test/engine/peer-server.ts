@@ -1,7 +1,7 @@
 /** A real HTTP peer on 127.0.0.1 for node tests: records every request and answers through a handler. */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import type { ResolvedConnection, SecretsResolver } from "../../src/connectors/resolver.js";
+import type { ResolvedConnection, ResolvedVariable, SecretsResolver } from "../../src/connectors/resolver.js";
 import { createNodeContext, type NodeContextOptions } from "../../src/engine/node-context.js";
 import type { NodeContext } from "../../src/engine/node-type.js";
 import type { LogLevel } from "../../src/model/run.js";
@@ -30,7 +30,11 @@ export interface PeerServer {
   close(): Promise<void>;
 }
 
-export async function startPeer(handler: (req: ReceivedRequest) => PeerReply = () => ({ json: [] })): Promise<PeerServer> {
+/** `host` is a loopback address: 127.0.0.2 plays "another origin" (Linux routes all of 127/8 to lo). */
+export async function startPeer(
+  handler: (req: ReceivedRequest) => PeerReply = () => ({ json: [] }),
+  host: `127.${number}.${number}.${number}` = "127.0.0.1",
+): Promise<PeerServer> {
   const received: ReceivedRequest[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -45,10 +49,10 @@ export async function startPeer(handler: (req: ReceivedRequest) => PeerReply = (
       res.end(text);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host}:${port}`,
     port,
     received,
     close: () =>
@@ -59,8 +63,14 @@ export async function startPeer(handler: (req: ReceivedRequest) => PeerReply = (
   };
 }
 
-/** Configuration of stored connections for a test (not a mock: the same interface the services implement). */
-export function connectionsOf(connections: Partial<ResolvedConnection>[], variables: Record<string, string> = {}): SecretsResolver {
+/**
+ * Configuration of stored connections for a test (not a mock: the same interface the services implement). A
+ * variable given as a string is a plain `string` variable; `{ value, secret: true }` is a secret one.
+ */
+export function connectionsOf(
+  connections: Partial<ResolvedConnection>[],
+  variables: Record<string, string | ResolvedVariable> = {},
+): SecretsResolver {
   return {
     async connection(connId) {
       const c = connections.find((x) => x.conn_id === connId);
@@ -69,7 +79,8 @@ export function connectionsOf(connections: Partial<ResolvedConnection>[], variab
     },
     async variable(key) {
       if (!Object.hasOwn(variables, key)) throw new SluiceError("not_found", `variable '${key}' not found`);
-      return variables[key]!;
+      const v = variables[key]!;
+      return typeof v === "string" ? { value: v, secret: false } : v;
     },
   };
 }

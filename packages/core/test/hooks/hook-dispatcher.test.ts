@@ -98,8 +98,8 @@ describe("hook delivery", () => {
     expect(received.filter((r) => r.path === "/flaky")).toHaveLength(1);
     expect(received.filter((r) => r.path === "/down")).toHaveLength(4);
     const logs = runLogs.filter((l) => l.runId === "r2").map((l) => `${l.level} ${l.message}`);
-    expect(logs).toContainEqual(expect.stringMatching(/^info hook run.succeeded delivered .*\/flaky .*attempt 3/));
-    expect(logs).toContainEqual(expect.stringMatching(/^warning hook run.succeeded .*\/down failed after 4 attempts: HTTP 500/));
+    expect(logs).toContainEqual(expect.stringMatching(/^info hook #1 \(http:\/\/127\.0\.0\.1:\d+\) run.succeeded delivered .*attempt 3/));
+    expect(logs).toContainEqual(expect.stringMatching(/^warning hook #2 \(http:\/\/127\.0\.0\.1:\d+\) run.succeeded failed after 4 attempts: HTTP 500/));
   });
 
   it("delivers sla.missed with the date and deadline", async () => {
@@ -131,7 +131,7 @@ describe("hook delivery", () => {
       bus.emit("run.completed", { run_id: "r-ssrf", pipeline_id: p.id, status: "success", timestamp: ts() });
       await guarded.idle();
       expect(lookups).toBeGreaterThan(0);
-      expect(logs).toContainEqual(expect.stringMatching(/^warning hook run.succeeded .*failed after 1 attempts: .*(link-local|metadata|not allowed|forbidden)/i));
+      expect(logs).toContainEqual(expect.stringMatching(/^warning hook #1 .* run.succeeded failed after 1 attempts: .*(link-local|metadata|not allowed|forbidden)/i));
     } finally {
       await guarded.stop();
     }

@@ -36,3 +36,8 @@ export function corsPolicy(origins: readonly string[]): Middleware | null {
     maxAge: 600,
   });
 }
+
+/** The CORS origins allowed to send the session cookie (none when `*` is configured): trusted by the CSRF check. */
+export function credentialedOrigins(origins: readonly string[] = []): string[] {
+  return origins.includes("*") ? [] : origins.map((o) => o.replace(/\/+$/, ""));
+}

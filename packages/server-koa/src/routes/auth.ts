@@ -24,5 +24,5 @@ export function registerAuthRoutes(router: Router, sluice: Sluice): void {
     setSessionCookie(ctx, login.token);
     send(ctx, 200, login);
   });
-  router.post("/auth/admin-reset-password", async (ctx) => send(ctx, 200, await auth.adminResetPassword(body(ctx))));
+  router.post("/auth/admin-reset-password", async (ctx) => send(ctx, 200, await auth.adminResetPassword(principal(ctx), body(ctx))));
 }

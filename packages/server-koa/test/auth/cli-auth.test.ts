@@ -41,9 +41,10 @@ describe.runIf(built)("sluice serve: --api-key, --cors-origin, SVC_JWT_SECRET", 
       });
       child.once("exit", (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
     });
+    // a server with a key is never open: the first user is created with the key
     await fetch(`${base}/api/auth/users`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", "x-api-key": keys[0] as string },
       body: JSON.stringify({ username: "admin", password: "correct horse battery" }),
     });
   });

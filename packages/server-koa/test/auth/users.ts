@@ -23,12 +23,22 @@ export async function tokenFor(t: ApiCaller, username: string, password = PASSWO
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-/** Creates the first user (`admin`, anonymously) and one user per other role; returns a token per role. */
-export async function usersPerRole(t: ApiCaller): Promise<Record<Role, string>> {
-  const first = await t.fetch("/auth/users", { method: "POST", json: { username: "admin", password: PASSWORD, role: "admin" } });
+/**
+ * Creates the first user (`admin`: anonymously in open mode, with the server's API key when it has one), the
+ * superadmin through the operator's path (only a superadmin creates one over HTTP), and as admin one user per
+ * other role; returns a token per role.
+ */
+export async function usersPerRole(t: Pick<TestServer, "fetch" | "sluice">): Promise<Record<Role, string>> {
+  const apiKey = t.sluice.options.apiKeys[0];
+  const first = await t.fetch("/auth/users", {
+    method: "POST",
+    headers: apiKey ? { "x-api-key": apiKey } : {},
+    json: { username: "admin", password: PASSWORD, role: "admin" },
+  });
   if (first.status !== 201) throw new Error(`first user: ${first.status} ${await first.text()}`);
+  await t.sluice.auth.createUserAsOperator({ username: "superadmin", password: PASSWORD, role: "superadmin" });
   const admin = await tokenFor(t, "admin");
-  for (const role of ["superadmin", "editor", "viewer"] as const) {
+  for (const role of ["editor", "viewer"] as const) {
     const created = await t.fetch("/auth/users", { method: "POST", headers: bearer(admin), json: { username: role, password: PASSWORD, role } });
     if (created.status !== 201) throw new Error(`${role}: ${created.status} ${await created.text()}`);
   }

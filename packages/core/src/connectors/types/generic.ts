@@ -1,4 +1,4 @@
-import net from "node:net";
+import { connectGuarded } from "../../engine/http/guarded-socket.js";
 import type { Connector } from "../connector.js";
 
 export const genericConnector: Connector = {
@@ -7,10 +7,10 @@ export const genericConnector: Connector = {
   fields: ["host", "port", "login", "password", "extra"],
   driver: "tcp",
   uri: (c) => `tcp://${c.host}${c.port ? `:${c.port}` : ""}`,
-  test(c, signal) {
+  test(c, signal, network) {
     return new Promise<string>((resolve, reject) => {
       if (!c.port) return reject(new Error("a generic connection test needs a port"));
-      const socket = net.connect({ host: c.host, port: c.port, timeout: 5000 });
+      const socket = connectGuarded(c.host, c.port, network.resolver).setTimeout(5000);
       const done = (e?: Error) => {
         socket.destroy();
         if (e) reject(e);

@@ -1,4 +1,3 @@
-import { defaultHttpClient } from "../../engine/http/http-client.js";
 import { SluiceError } from "../../errors.js";
 import type { Connector, ConnectionFields } from "../connector.js";
 
@@ -34,9 +33,9 @@ export const httpConnector: Connector = {
   fields: ["host", "port", "login", "password", "extra"],
   driver: "undici",
   uri: httpBaseUrl,
-  async test(c, signal) {
+  async test(c, signal, network) {
     const url = httpBaseUrl(c);
-    const res = await defaultHttpClient().request({ method: "GET", url, headers: httpAuthHeaders(c), signal });
+    const res = await network.http.request({ method: "GET", url, headers: httpAuthHeaders(c), signal });
     if (res.status >= 400) throw new Error(`HTTP ${res.status} from ${url}`);
     return `HTTP ${res.status} from ${new URL(url).origin}`;
   },

@@ -1,9 +1,15 @@
 import mysql from "mysql2/promise";
+import { systemDnsResolver, type DnsResolver } from "../../engine/http/address-guard.js";
+import { connectGuarded } from "../../engine/http/guarded-socket.js";
 import { abortable, extraOptions, type Connector, type ConnectionFields } from "../connector.js";
 
-/** mysql2 connection options from the stored fields (UTF-8 by default; `extra` options passed through). */
-export function mysqlOptions(c: ConnectionFields): mysql.ConnectionOptions {
-  return {
+/**
+ * mysql2 connection options from the stored fields (UTF-8 by default; `extra` options passed through). The socket
+ * is always the guarded one (DESIGN.md §5), whatever `extra` says, so no option reaches a metadata address or a
+ * unix socket.
+ */
+export function mysqlOptions(c: ConnectionFields, resolver: DnsResolver = systemDnsResolver): mysql.ConnectionOptions {
+  const options: mysql.ConnectionOptions = {
     host: c.host,
     port: c.port ?? 3306,
     user: c.login,
@@ -13,6 +19,7 @@ export function mysqlOptions(c: ConnectionFields): mysql.ConnectionOptions {
     connectTimeout: 5000,
     ...(c.extra as mysql.ConnectionOptions),
   };
+  return { ...options, stream: () => connectGuarded(options.host ?? "localhost", options.port ?? 3306, resolver) };
 }
 
 export const mysqlConnector: Connector = {
@@ -25,8 +32,8 @@ export const mysqlConnector: Connector = {
     const query = [...options].map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join("&");
     return `${c.login}:${c.password}@tcp(${c.host}:${c.port ?? 3306})/${c.schema}?${query}`;
   },
-  async test(c, signal) {
-    const conn = await abortable(mysql.createConnection(mysqlOptions(c)), signal);
+  async test(c, signal, network) {
+    const conn = await abortable(mysql.createConnection(mysqlOptions(c, network.resolver)), signal);
     try {
       await abortable(conn.ping(), signal);
       return `connected to MySQL at ${c.host}:${c.port ?? 3306}/${c.schema}`;

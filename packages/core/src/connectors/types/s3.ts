@@ -1,17 +1,29 @@
 import { HeadBucketCommand, ListBucketsCommand, S3Client } from "@aws-sdk/client-s3";
+import { systemDnsResolver, type DnsResolver } from "../../engine/http/address-guard.js";
+import { guardedAgents } from "../../engine/http/guarded-socket.js";
+import { SluiceError } from "../../errors.js";
 import type { Connector, ConnectionFields } from "../connector.js";
 
 const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : undefined);
 
-/** An S3 client from `extra`: bucket, region, endpoint (S3-compatible stores), access_key_id, secret_access_key. */
-export function s3Client(c: ConnectionFields): S3Client {
+/**
+ * An S3 client from `extra`: bucket, region, endpoint (S3-compatible stores), access_key_id, secret_access_key.
+ * Every request goes through the address guard. Keys are required: without them the SDK would fall back to the
+ * server's own credentials (environment, instance metadata), which a user's connection must never borrow.
+ */
+export function s3Client(c: ConnectionFields, resolver: DnsResolver = systemDnsResolver): S3Client {
   const accessKeyId = str(c.extra.access_key_id) ?? str(c.login);
   const secretAccessKey = str(c.extra.secret_access_key) ?? str(c.password);
+  if (!accessKeyId || !secretAccessKey) {
+    throw new SluiceError("invalid", `s3 connection '${c.conn_id}' needs access_key_id and secret_access_key in extra`);
+  }
   return new S3Client({
+    // options of the SDK's Node request handler: its agents are the guarded ones
+    requestHandler: guardedAgents(resolver),
     region: str(c.extra.region) ?? "us-east-1",
     endpoint: str(c.extra.endpoint),
     forcePathStyle: c.extra.force_path_style !== false && Boolean(str(c.extra.endpoint)),
-    credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined,
+    credentials: { accessKeyId, secretAccessKey },
     maxAttempts: 1,
   });
 }
@@ -22,8 +34,8 @@ export const s3Connector: Connector = {
   fields: ["extra"],
   driver: "@aws-sdk/client-s3",
   uri: (c) => `s3://${str(c.extra.bucket) ?? ""}`,
-  async test(c, signal) {
-    const client = s3Client(c);
+  async test(c, signal, network) {
+    const client = s3Client(c, network.resolver);
     try {
       const bucket = str(c.extra.bucket);
       if (bucket) {

@@ -1,4 +1,5 @@
 import { Client } from "ssh2";
+import { connectGuarded } from "../../engine/http/guarded-socket.js";
 import type { Connector } from "../connector.js";
 
 export const sftpConnector: Connector = {
@@ -7,7 +8,7 @@ export const sftpConnector: Connector = {
   fields: ["host", "port", "login", "password", "extra"],
   driver: "ssh2",
   uri: (c) => `sftp://${encodeURIComponent(c.login)}@${c.host}:${c.port ?? 22}`,
-  test(c, signal) {
+  test(c, signal, network) {
     return new Promise<string>((resolve, reject) => {
       const client = new Client();
       const fail = (e: Error) => {
@@ -25,6 +26,8 @@ export const sftpConnector: Connector = {
         )
         .on("error", fail)
         .connect({
+          // ssh2 would connect by itself; the guarded socket keeps it off metadata addresses
+          sock: connectGuarded(c.host, c.port ?? 22, network.resolver),
           host: c.host,
           port: c.port ?? 22,
           username: c.login,

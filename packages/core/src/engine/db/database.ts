@@ -1,21 +1,36 @@
-import type Database from "better-sqlite3";
 import knexFactory, { type Knex } from "knex";
 import mysql from "mysql2/promise";
 import pg from "pg";
 import type { ResolvedConnection } from "../../connectors/resolver.js";
 import { mysqlOptions } from "../../connectors/types/mysql.js";
+import { pgClientConfig } from "../../connectors/types/postgres.js";
 import { SluiceError } from "../../errors.js";
 import type { Row } from "../dataset.js";
+import { cancelledError, SqliteWorker } from "./sqlite-worker.js";
 
 export type DbDialect = "postgres" | "mysql" | "sqlite";
 
-/** A database a node works on: a one-connection knex (so a running statement can be found and cancelled). */
-export interface NodeDatabase {
-  dialect: DbDialect;
-  knex: Knex;
-  /** Cancels the statement running on the connection (pg_cancel_backend / KILL QUERY); no-op on SQLite. */
+interface NodeDatabaseBase {
+  /** Cancels the running statement: pg_cancel_backend / KILL QUERY, or terminates the SQLite worker thread. */
   cancel(): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * A database a node works on. PostgreSQL/MySQL: a one-connection knex (so a running statement can be found and
+ * cancelled). SQLite: a worker thread holding the database, since better-sqlite3 is synchronous and user SQL must
+ * not run on the server's event loop.
+ */
+export type NodeDatabase =
+  | (NodeDatabaseBase & { dialect: "postgres"; knex: Knex })
+  | (NodeDatabaseBase & { dialect: "mysql"; knex: Knex })
+  | (NodeDatabaseBase & { dialect: "sqlite"; sqlite: SqliteWorker });
+
+let sqliteBuilder: Knex | undefined;
+/** A knex that only compiles SQLite SQL (schema statements); it never opens a database. */
+export function sqliteSql(): Knex {
+  sqliteBuilder ??= knexFactory({ client: "better-sqlite3", useNullAsDefault: true });
+  return sqliteBuilder;
 }
 
 export function dbDialect(conn: ResolvedConnection): DbDialect {
@@ -46,12 +61,12 @@ const pgTypes = {
 export async function openNodeDatabase(conn: ResolvedConnection): Promise<NodeDatabase> {
   const dialect = dbDialect(conn);
   if (dialect === "sqlite") {
-    const knex = knexFactory({ client: "better-sqlite3", connection: { filename: conn.host }, useNullAsDefault: true, pool: { min: 1, max: 1 } });
-    return { dialect, knex, cancel: async () => undefined, close: () => knex.destroy() };
+    const sqlite = await SqliteWorker.open(conn.host);
+    return { dialect, sqlite, cancel: async () => sqlite.stop(cancelledError()), close: () => sqlite.close() };
   }
   const knex =
     dialect === "postgres"
-      ? knexFactory({ client: "pg", connection: { connectionString: conn.uri, types: pgTypes } as Knex.PgConnectionConfig, pool: { min: 1, max: 1 } })
+      ? knexFactory({ client: "pg", connection: { ...pgClientConfig(conn), types: pgTypes } as Knex.PgConnectionConfig, pool: { min: 1, max: 1 } })
       : knexFactory({ client: "mysql2", connection: mysqlOptions(conn) as Knex.MySqlConnectionConfig, pool: { min: 1, max: 1 } });
   // the session id of the single pooled connection, to cancel its running statement from a second connection
   const idRows = await knex.raw(dialect === "postgres" ? "select pg_backend_pid() as id" : "select connection_id() as id");
@@ -63,7 +78,7 @@ export async function openNodeDatabase(conn: ResolvedConnection): Promise<NodeDa
     async cancel() {
       if (!Number.isFinite(sessionId)) return;
       if (dialect === "postgres") {
-        const client = new pg.Client({ connectionString: conn.uri });
+        const client = new pg.Client(pgClientConfig(conn));
         await client.connect();
         await client.query("select pg_cancel_backend($1)", [sessionId]).finally(() => client.end());
       } else {
@@ -80,9 +95,10 @@ export async function withNodeDatabase<T>(conn: ResolvedConnection, signal: Abor
   const db = await openNodeDatabase(conn);
   const onAbort = () => void db.cancel().catch(() => undefined);
   signal.addEventListener("abort", onAbort, { once: true });
+  if (signal.aborted) onAbort();
   try {
     const result = await work(db);
-    if (signal.aborted) throw new SluiceError("unprocessable", "the statement was cancelled");
+    if (signal.aborted) throw cancelledError();
     return result;
   } finally {
     signal.removeEventListener("abort", onAbort);
@@ -90,42 +106,33 @@ export async function withNodeDatabase<T>(conn: ResolvedConnection, signal: Abor
   }
 }
 
-/** Streams the rows of a query in batches (pg-query-stream, mysql2 streams, better-sqlite3 iterate). */
+/** Streams the rows of a query in batches (pg-query-stream, mysql2 streams, better-sqlite3 iterate in the worker). */
 export async function* streamRows(db: NodeDatabase, sql: string, bindings: unknown[], signal: AbortSignal, batchSize = 5000): AsyncGenerator<Row[]> {
-  let batch: Row[] = [];
   if (db.dialect === "sqlite") {
-    const raw = (await db.knex.client.acquireConnection()) as Database.Database;
-    try {
-      const statement = raw.prepare(sql.replace(/\\\?/g, "?"));
-      if (!statement.reader) throw new SluiceError("invalid", "the query returns no rows (use a migrate node for statements)");
-      for (const row of statement.iterate(...(bindings as unknown[])) as Iterable<Row>) {
-        batch.push(row);
-        if (batch.length >= batchSize) {
-          yield batch;
-          batch = [];
-          await new Promise((r) => setImmediate(r));
-          if (signal.aborted) throw new SluiceError("unprocessable", "the query was cancelled");
-        }
-      }
-    } finally {
-      await db.knex.client.releaseConnection(raw);
+    // renderSql escapes literal `?` as `\?` (knex convention); better-sqlite3 takes the SQL as is
+    const query = await db.sqlite.prepare(sql.replace(/\\\?/g, "?"), bindings);
+    if (!query.reader) {
+      await query.drop();
+      throw new SluiceError("invalid", "the query returns no rows (use a migrate node for statements)");
     }
-  } else {
-    // pg-query-stream fetches 100 rows per round trip by default; ask for whole batches
-    const stream = db.knex.raw(sql, bindings as Knex.RawBinding[]).stream({ batchSize, highWaterMark: batchSize });
-    const onAbort = () => stream.destroy(new SluiceError("unprocessable", "the query was cancelled"));
-    signal.addEventListener("abort", onAbort, { once: true });
-    try {
-      for await (const row of stream as AsyncIterable<Row>) {
-        batch.push(row);
-        if (batch.length >= batchSize) {
-          yield batch;
-          batch = [];
-        }
+    yield* query.batches(batchSize);
+    return;
+  }
+  let batch: Row[] = [];
+  // pg-query-stream fetches 100 rows per round trip by default; ask for whole batches
+  const stream = db.knex.raw(sql, bindings as Knex.RawBinding[]).stream({ batchSize, highWaterMark: batchSize });
+  const onAbort = () => stream.destroy(new SluiceError("unprocessable", "the query was cancelled"));
+  signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    for await (const row of stream as AsyncIterable<Row>) {
+      batch.push(row);
+      if (batch.length >= batchSize) {
+        yield batch;
+        batch = [];
       }
-    } finally {
-      signal.removeEventListener("abort", onAbort);
     }
+  } finally {
+    signal.removeEventListener("abort", onAbort);
   }
   if (batch.length) yield batch;
 }

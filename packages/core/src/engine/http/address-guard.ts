@@ -1,8 +1,15 @@
+import dns from "node:dns";
+import type { LookupAddress, LookupOptions } from "node:dns";
 import net from "node:net";
 import { SluiceError } from "../../errors.js";
 
+/** Resolves a host name to its addresses (injectable so tests can map names without real DNS). */
+export type DnsResolver = (hostname: string) => Promise<LookupAddress[]>;
+
+export const systemDnsResolver: DnsResolver = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
+
 /**
- * Addresses HTTP nodes must never reach (DESIGN.md §5): link-local and cloud-metadata endpoints. Loopback and
+ * Addresses no outbound connection made for a user may reach (DESIGN.md §5): link-local and cloud-metadata endpoints. Loopback and
  * private ranges stay allowed (local services, tests). IPv4 ranges also match their IPv4-mapped IPv6 forms
  * (`::ffff:169.254.169.254`); the IPv4-compatible and NAT64 forms are listed explicitly.
  */
@@ -41,6 +48,27 @@ export function isForbiddenAddress(address: string): boolean {
 export function assertAddressAllowed(address: string, via?: string): void {
   if (isForbiddenAddress(address)) {
     const what = via && via !== address ? `'${via}' resolves to ${address}, which` : `address ${address}`;
-    throw new SluiceError("forbidden", `${what} is link-local or a cloud-metadata address; HTTP nodes may not reach it`);
+    throw new SluiceError("forbidden", `${what} is link-local or a cloud-metadata address; outbound connections may not reach it`);
   }
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * A `net.connect` lookup hook that resolves through `resolver` and refuses forbidden addresses at connect time, so
+ * a DNS answer that changes between a check and the connection (rebinding) cannot slip through. Node skips the
+ * lookup for IP literals: callers check those with `assertAddressAllowed` (see guarded-socket.ts).
+ */
+export function guardedLookup(resolver: DnsResolver) {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    resolver(hostname)
+      .then((all) => {
+        const wanted = options.family === 4 || options.family === 6 ? all.filter((a) => a.family === options.family) : all;
+        if (wanted.length === 0) throw new SluiceError("unprocessable", `host '${hostname}' did not resolve to an address`);
+        for (const a of wanted) assertAddressAllowed(a.address, hostname);
+        if (options.all) callback(null, wanted);
+        else callback(null, wanted[0]!.address, wanted[0]!.family);
+      })
+      .catch((e: unknown) => callback(e as NodeJS.ErrnoException, "", 0));
+  };
 }

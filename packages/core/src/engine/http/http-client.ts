@@ -1,14 +1,9 @@
-import dns from "node:dns";
-import type { LookupAddress, LookupOptions } from "node:dns";
 import net from "node:net";
 import { Agent, fetch as undiciFetch } from "undici";
 import { SluiceError } from "../../errors.js";
-import { assertAddressAllowed, canonicalHost } from "./address-guard.js";
+import { assertAddressAllowed, canonicalHost, guardedLookup, systemDnsResolver, type DnsResolver } from "./address-guard.js";
 
-/** Resolves a host name to its addresses (injectable so tests can map names without real DNS). */
-export type DnsResolver = (hostname: string) => Promise<LookupAddress[]>;
-
-export const systemDnsResolver: DnsResolver = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
+export { systemDnsResolver, type DnsResolver } from "./address-guard.js";
 
 export interface HttpRequest {
   method: string;
@@ -44,24 +39,16 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+/** Headers that carry no credential; the only ones still sent when a request moves to another origin. */
+const NEUTRAL_HEADERS: ReadonlySet<string> = new Set(["accept", "accept-language", "content-type", "user-agent"]);
 
 /**
- * A `net.connect` lookup hook that resolves through `resolver` and refuses forbidden addresses at connect time, so
- * a DNS answer that changes between a check and the connection (rebinding) cannot slip through.
+ * The headers a request may carry to another origin (a redirect, a next-page link): every other header is dropped —
+ * auth, cookies, api keys and any custom header a connection or a config supplied may hold a credential
+ * (DESIGN.md §5: credentials stay with their origin).
  */
-function guardedLookup(resolver: DnsResolver) {
-  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
-    resolver(hostname)
-      .then((all) => {
-        const wanted = options.family === 4 || options.family === 6 ? all.filter((a) => a.family === options.family) : all;
-        if (wanted.length === 0) throw new SluiceError("unprocessable", `host '${hostname}' did not resolve to an address`);
-        for (const a of wanted) assertAddressAllowed(a.address, hostname);
-        if (options.all) callback(null, wanted);
-        else callback(null, wanted[0]!.address, wanted[0]!.family);
-      })
-      .catch((e: unknown) => callback(e as NodeJS.ErrnoException, "", 0));
-  };
+export function headersForAnotherOrigin(headers: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => NEUTRAL_HEADERS.has(name.toLowerCase())));
 }
 
 function checkUrl(raw: string): URL {
@@ -145,7 +132,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       let url = checkUrl(req.url);
       let method = req.method.toUpperCase();
       let body = req.body;
-      const headers = { ...req.headers };
+      let headers = { ...req.headers };
       for (let hop = 0; ; hop++) {
         let res: Awaited<ReturnType<typeof undiciFetch>>;
         try {
@@ -166,10 +153,7 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
         await res.body?.cancel();
         if (hop >= maxRedirects) throw new SluiceError("unprocessable", `too many redirects (more than ${maxRedirects})`);
         const next = checkUrl(new URL(location, url).href);
-        if (next.origin !== url.origin) {
-          // credentials are not carried to another origin
-          for (const name of Object.keys(headers)) if (/^(authorization|cookie)$/i.test(name)) delete headers[name];
-        }
+        if (next.origin !== url.origin) headers = headersForAnotherOrigin(headers);
         if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === "POST")) {
           method = "GET";
           body = undefined;

@@ -2,7 +2,7 @@ import { SluiceError } from "../../errors.js";
 import { httpAuthHeaders, httpBaseUrl } from "../../connectors/types/http.js";
 import type { ResolvedConnection } from "../../connectors/resolver.js";
 import type { NodeContext } from "../node-type.js";
-import { describeUrl, type HttpResponse } from "./http-client.js";
+import { describeUrl, headersForAnotherOrigin, type HttpResponse } from "./http-client.js";
 
 /** The request-target keys shared by source_api, sink_api and notify (see `httpTarget` in config-schemas.ts). */
 export interface HttpTargetConfig {
@@ -33,18 +33,24 @@ function joinUrl(base: string, path: string): string {
   return `${base.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`;
 }
 
-/** Renders url/path/headers/query and merges the connection's base URL and auth (config headers win). */
+/**
+ * Renders url/path/headers/query and merges the connection's base URL and auth (config headers win). With `conn_id`
+ * the request must stay on the connection's origin (scheme, host, port): an absolute `url` or `path` elsewhere is
+ * refused, so the connection's credentials are never sent to another host (DESIGN.md §5).
+ */
 export async function resolveHttpTarget(ctx: NodeContext, config: HttpTargetConfig, defaultMethod: string): Promise<HttpTarget> {
   let url: string;
   let headers: Record<string, string> = {};
   const path = config.path ? await ctx.render(config.path) : "";
-  if (config.url) {
-    url = joinUrl(await ctx.render(config.url), path);
-  } else if (config.conn_id) {
+  if (config.conn_id) {
     const conn = await ctx.connection(config.conn_id);
     if (conn.type !== "http") throw new SluiceError("invalid", `connection '${conn.conn_id}' is of type ${conn.type}, not http`);
-    url = joinUrl(connectionBaseUrl(conn), path);
+    const base = connectionBaseUrl(conn);
+    url = joinUrl(config.url ? await ctx.render(config.url) : base, path);
+    assertSameOrigin(url, base, conn.conn_id);
     headers = connectionHeaders(conn);
+  } else if (config.url) {
+    url = joinUrl(await ctx.render(config.url), path);
   } else {
     throw new SluiceError("invalid", "url or conn_id is required");
   }
@@ -55,6 +61,30 @@ export async function resolveHttpTarget(ctx: NodeContext, config: HttpTargetConf
     url = u.href;
   }
   return { url, method: (config.method ?? defaultMethod).toUpperCase(), headers };
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    throw new SluiceError("invalid", `invalid URL '${describeUrl(url)}'`);
+  }
+}
+
+function assertSameOrigin(url: string, base: string, connId: string): void {
+  const origin = originOf(url);
+  const own = originOf(base);
+  if (origin !== own) {
+    throw new SluiceError(
+      "forbidden",
+      `connection '${connId}' sends its credentials only to ${own}; ${origin} is another origin (use url without conn_id)`,
+    );
+  }
+}
+
+/** The target's headers for a request to `url`: all of them on the target's origin, none that may carry a credential elsewhere. */
+export function headersFor(target: HttpTarget, url: string): Record<string, string> {
+  return originOf(url) === originOf(target.url) ? target.headers : headersForAnotherOrigin(target.headers);
 }
 
 /** Renders every string inside a JSON value (request bodies). */

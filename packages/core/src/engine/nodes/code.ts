@@ -1,11 +1,9 @@
 import { sharedCodeRunnerPool } from "../../sandbox/code-runner-pool.js";
+import { DEFAULT_MEMORY_MB, MAX_LOG_LINES } from "../../sandbox/runner-protocol.js";
 import { defineNodeType } from "../node-type.js";
 import { codeConfig } from "./config-schemas.js";
 
-const DEFAULT_MEMORY_MB = 256;
 const DEFAULT_MAX_OUTPUT_ROWS = 2_000_000;
-/** `console.*` lines kept per attempt; a flood beyond is counted, not logged. */
-const MAX_LOG_LINES = 1_000;
 
 /**
  * `code`: user JavaScript, the body of an async function, run in a V8 isolate inside a separate runner process

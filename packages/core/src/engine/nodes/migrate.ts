@@ -1,4 +1,5 @@
 import { SluiceError } from "../../errors.js";
+import { refuseSqliteFileStatements } from "../../connectors/types/sqlite.js";
 import { driverErrorMessage, withNodeDatabase } from "../db/database.js";
 import { defineNodeType } from "../node-type.js";
 import { migrateConfig } from "./config-schemas.js";
@@ -51,7 +52,8 @@ export function splitStatements(sql: string): string[] {
 
 /**
  * `migrate`: runs the DDL/DML statements of `sql` (several per string, or an array) in order — in one transaction on
- * PostgreSQL and SQLite; on MySQL/MariaDB DDL commits implicitly, so a failure stops at the failing statement.
+ * PostgreSQL and SQLite (there in a worker thread); on MySQL/MariaDB DDL commits implicitly, so a failure stops at the
+ * failing statement.
  */
 export const migrateNode = defineNodeType({
   type: "migrate",
@@ -60,6 +62,7 @@ export const migrateNode = defineNodeType({
     const conn = await ctx.connection(config.conn_id);
     const statements = (Array.isArray(config.sql) ? config.sql : [config.sql]).flatMap(splitStatements);
     if (statements.length === 0) throw new SluiceError("invalid", "migrate: sql holds no statements");
+    if (conn.type === "sqlite") statements.forEach(refuseSqliteFileStatements);
     await withNodeDatabase(conn, ctx.signal, async (db) => {
       const runAll = async (exec: (sql: string, bindings: unknown[]) => Promise<unknown>) => {
         for (const [n, statement] of statements.entries()) {
@@ -67,11 +70,17 @@ export const migrateNode = defineNodeType({
           try {
             await exec(bound.sql, bound.bindings);
           } catch (e) {
+            if (e instanceof SluiceError) throw e;
             throw new SluiceError("unprocessable", `statement ${n + 1} of ${statements.length} failed: ${driverErrorMessage(e)}`);
           }
         }
       };
-      if (db.dialect === "mysql") await runAll((sql, b) => db.knex.raw(sql, b as never[]));
+      if (db.dialect === "sqlite") {
+        // in the database's worker thread; bindings converted as knex's better-sqlite3 client does
+        const sqlite = db.sqlite;
+        const bindable = (b: unknown[]) => b.map((v) => (v instanceof Date ? v.valueOf() : typeof v === "boolean" ? Number(v) : v));
+        await sqlite.transaction(() => runAll((sql, b) => sqlite.run(sql.replace(/\\\?/g, "?"), bindable(b))));
+      } else if (db.dialect === "mysql") await runAll((sql, b) => db.knex.raw(sql, b as never[]));
       else await db.knex.transaction((trx) => runAll((sql, b) => trx.raw(sql, b as never[])));
     });
     ctx.log("info", `ran ${statements.length} statement(s) on ${conn.conn_id}`);

@@ -1,8 +1,7 @@
-import type { Database as SqliteDatabase } from "better-sqlite3";
 import type { PoolClient } from "pg";
 import type { Knex } from "knex";
 import { SluiceError } from "../../errors.js";
-import { driverErrorMessage, withNodeDatabase, type DbDialect } from "../db/database.js";
+import { driverErrorMessage, sqliteSql, withNodeDatabase, type DbDialect, type NodeDatabase } from "../db/database.js";
 import type { DataSet, Row } from "../dataset.js";
 import { defineNodeType } from "../node-type.js";
 import { sinkDbConfig } from "./config-schemas.js";
@@ -33,8 +32,8 @@ function columnKind(rows: readonly Row[], column: string): ColumnKind {
 }
 
 /** Creates the table from the data's columns, typed from all their values; key columns get a unique key. */
-async function createTable(knex: Knex, table: string, data: DataSet, keys: string[], dialect: DbDialect): Promise<void> {
-  await knex.schema.createTable(table, (t) => {
+function createTable(knex: Knex, table: string, data: DataSet, keys: string[], dialect: DbDialect): Knex.SchemaBuilder {
+  return knex.schema.createTable(table, (t) => {
     for (const column of data.columns) {
       const isKey = keys.includes(column);
       const kind = columnKind(data.rows, column);
@@ -69,26 +68,41 @@ const rowValues = (rows: readonly Row[], columns: string[], dialect: "postgres" 
     return dialect === "sqlite" && typeof v === "boolean" ? (v ? 1 : 0) : v;
   }));
 
+/** Whether `table` exists; on SQLite the knex-compiled check runs in the database's worker. */
+async function hasTable(db: NodeDatabase, table: string): Promise<boolean> {
+  if (db.dialect !== "sqlite") return db.knex.schema.hasTable(table);
+  // knex types hasTable as a promise only; its builder compiles like any schema builder
+  const check = (sqliteSql().schema.hasTable(table) as unknown as Knex.SchemaBuilder).toSQL()[0]!;
+  return (await db.sqlite.run(check.sql, [...check.bindings])).rows.length > 0;
+}
+
+async function createTableIn(db: NodeDatabase, table: string, data: DataSet, keys: string[]): Promise<void> {
+  if (db.dialect !== "sqlite") {
+    await createTable(db.knex, table, data, keys, db.dialect);
+    return;
+  }
+  for (const statement of createTable(sqliteSql(), table, data, keys, db.dialect).toSQL()) {
+    await db.sqlite.run(statement.sql, [...statement.bindings]);
+  }
+}
+
 /**
  * Writes with the driver directly (knex builds large multi-row inserts slowly): prepared multi-row INSERTs inside
- * one transaction on the node's single connection.
+ * one transaction on the node's single connection (on SQLite, in the database's worker thread).
  */
-async function writeDirect(knex: Knex, dialect: "postgres" | "sqlite", table: string, data: DataSet, keys: string[] | null, perBatch: number, signal: AbortSignal): Promise<number> {
-  const connection = (await knex.client.acquireConnection()) as unknown;
+async function writeDirect(db: Exclude<NodeDatabase, { dialect: "mysql" }>, table: string, data: DataSet, keys: string[] | null, perBatch: number, signal: AbortSignal): Promise<number> {
+  if (db.dialect === "sqlite") {
+    const sqlite = db.sqlite;
+    await sqlite.transaction(async () => {
+      for (let i = 0; i < data.rows.length; i += perBatch) {
+        const chunk = data.rows.slice(i, i + perBatch);
+        await sqlite.run(insertSql("sqlite", table, data.columns, chunk.length, keys), rowValues(chunk, data.columns, "sqlite"));
+      }
+    });
+    return data.rows.length;
+  }
+  const client = (await db.knex.client.acquireConnection()) as PoolClient;
   try {
-    if (dialect === "sqlite") {
-      const sqlite = connection as SqliteDatabase;
-      const full = sqlite.prepare(insertSql("sqlite", table, data.columns, perBatch, keys));
-      sqlite.transaction(() => {
-        for (let i = 0; i < data.rows.length; i += perBatch) {
-          const chunk = data.rows.slice(i, i + perBatch);
-          const statement = chunk.length === perBatch ? full : sqlite.prepare(insertSql("sqlite", table, data.columns, chunk.length, keys));
-          statement.run(rowValues(chunk, data.columns, "sqlite"));
-        }
-      })();
-      return data.rows.length;
-    }
-    const client = connection as PoolClient;
     await client.query("begin");
     try {
       for (let i = 0; i < data.rows.length; i += perBatch) {
@@ -103,7 +117,7 @@ async function writeDirect(knex: Knex, dialect: "postgres" | "sqlite", table: st
     }
     return data.rows.length;
   } finally {
-    await knex.client.releaseConnection(connection);
+    await db.knex.client.releaseConnection(client);
   }
 }
 
@@ -126,9 +140,9 @@ export const sinkDbNode = defineNodeType({
       throw new SluiceError("invalid", `conflict_key column(s) ${missingKeys.join(", ")} are not in the input`);
     }
     const written = await withNodeDatabase(conn, ctx.signal, async (db) => {
-      if (!(await db.knex.schema.hasTable(table))) {
+      if (!(await hasTable(db, table))) {
         if (data.columns.length === 0) return 0;
-        await createTable(db.knex, table, data, mode === "upsert" ? keys : [], db.dialect);
+        await createTableIn(db, table, data, mode === "upsert" ? keys : []);
         ctx.log("info", `created table ${table}`);
       }
       if (data.rows.length === 0) return 0;
@@ -148,7 +162,7 @@ export const sinkDbNode = defineNodeType({
             }
           });
         } else {
-          count = await writeDirect(db.knex, db.dialect, table, data, mode === "upsert" ? keys : null, perBatch, ctx.signal);
+          count = await writeDirect(db, table, data, mode === "upsert" ? keys : null, perBatch, ctx.signal);
         }
       };
       await write().catch((e: unknown) => {

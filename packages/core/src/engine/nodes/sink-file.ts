@@ -5,9 +5,11 @@ import { pipeline } from "node:stream/promises";
 import { Readable } from "node:stream";
 import { stringify } from "csv-stringify";
 import type { DataSet } from "../dataset.js";
-import { resolveConfinedPath } from "../file-paths.js";
+import { resolveConfinedPath } from "../../file-access.js";
 import { defineNodeType } from "../node-type.js";
 import { sinkFileConfig } from "./config-schemas.js";
+
+const NEW_FILE_MODE = 0o640;
 
 const cell = (v: unknown) => (v instanceof Date ? v.toISOString() : v !== null && typeof v === "object" ? JSON.stringify(v) : v);
 
@@ -28,14 +30,15 @@ function* jsonArray(data: DataSet): Generator<string> {
 /**
  * `sink_file`: writes its input as csv (csv-stringify: proper quoting), a json array or jsonl, inside the file roots.
  * Written to a temp file beside the target and renamed into place, so a failed node never leaves a half-written
- * file. Passes its input through.
+ * file. New files are created 0640 (less if the umask says so); a replaced file keeps its mode. Passes its input
+ * through.
  */
 export const sinkFileNode = defineNodeType({
   type: "sink_file",
   configSchema: sinkFileConfig,
   async run(ctx, config, inputs) {
     const data = inputs[0] ?? { columns: [], rows: [] };
-    const target = await resolveConfinedPath(await ctx.render(config.path), ctx.fileRoots);
+    const target = await resolveConfinedPath(await ctx.render(config.path), ctx);
     const format = config.format ?? (/\.jsonl$/i.test(target) ? "jsonl" : /\.json$/i.test(target) ? "json" : "csv");
     await fs.promises.mkdir(path.dirname(target), { recursive: true });
     const temp = `${target}.${randomBytes(6).toString("hex")}.tmp`;
@@ -46,7 +49,10 @@ export const sinkFileNode = defineNodeType({
               stringify({ header: config.header ?? true, columns: data.columns, delimiter: config.delimiter ?? "," }),
             )
           : Readable.from(format === "json" ? jsonArray(data) : jsonLines(data));
-      await pipeline(source, fs.createWriteStream(temp, { flags: "wx" }), { signal: ctx.signal });
+      await pipeline(source, fs.createWriteStream(temp, { flags: "wx", mode: NEW_FILE_MODE }), { signal: ctx.signal });
+      // replacing a file keeps its mode: a sink never loosens (or tightens) what the operator set
+      const existing = await fs.promises.stat(target).catch(() => null);
+      if (existing?.isFile()) await fs.promises.chmod(temp, existing.mode & 0o777);
       await fs.promises.rename(temp, target);
     } catch (e) {
       await fs.promises.rm(temp, { force: true });

@@ -2,6 +2,7 @@ import { SluiceError } from "../../errors.js";
 import { dataSetFromRows, type Row } from "../dataset.js";
 import { describeUrl } from "../http/http-client.js";
 import {
+  headersFor,
   nodeRequestSignal,
   parseJsonBody,
   renderJson,
@@ -22,9 +23,6 @@ function rowsOf(body: unknown, rowsPath: string | undefined, url: string): Row[]
   }
   return found.map((item) => (item !== null && typeof item === "object" && !Array.isArray(item) ? (item as Row) : { value: item }));
 }
-
-const withoutCredentials = (headers: Record<string, string>) =>
-  Object.fromEntries(Object.entries(headers).filter(([k]) => !/^(authorization|cookie)$/i.test(k)));
 
 /**
  * `source_api`: reads rows from a JSON HTTP API, following pagination (`next_url_path`, or `page_param` /
@@ -51,9 +49,8 @@ export const sourceApiNode = defineNodeType({
         if (config.page_size !== undefined && config.page_size_param) u.searchParams.set(config.page_size_param, String(config.page_size));
         pageUrl = u.href;
       }
-      // a next link to another origin does not get the connection's credentials
-      const sameOrigin = new URL(pageUrl).origin === new URL(target.url).origin;
-      const headers = sameOrigin ? target.headers : withoutCredentials(target.headers);
+      // a next link to another origin gets none of the headers that may carry a credential
+      const headers = headersFor(target, pageUrl);
       const res = await sendChecked(ctx, { ...target, url: pageUrl, headers }, bodyText, signal);
       const json = parseJsonBody(res);
       const pageRows = rowsOf(json, config.rows_path, res.url);

@@ -1,4 +1,5 @@
 import { SluiceError } from "../../errors.js";
+import { refuseSqliteFileStatements } from "../../connectors/types/sqlite.js";
 import { driverErrorMessage, streamRows, withNodeDatabase } from "../db/database.js";
 import type { Row } from "../dataset.js";
 import { defineNodeType } from "../node-type.js";
@@ -14,6 +15,7 @@ export const sourceDbNode = defineNodeType({
   async run(ctx, config) {
     const conn = await ctx.connection(config.conn_id);
     const { sql, bindings } = await ctx.renderSql(config.query);
+    if (conn.type === "sqlite") refuseSqliteFileStatements(sql);
     return withNodeDatabase(conn, ctx.signal, async (db) => {
       const rows: Row[] = [];
       let columns: string[] | null = null;

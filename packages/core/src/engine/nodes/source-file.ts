@@ -5,7 +5,7 @@ import { pipeline } from "node:stream";
 import { parse } from "csv-parse";
 import { SluiceError } from "../../errors.js";
 import { dataSetFromRows, type DataSet, type Row } from "../dataset.js";
-import { resolveConfinedPath } from "../file-paths.js";
+import { assertNotStateFile, resolveConfinedPath } from "../../file-access.js";
 import { defineNodeType } from "../node-type.js";
 import { sourceFileConfig } from "./config-schemas.js";
 import type { z } from "zod";
@@ -24,7 +24,7 @@ function formatOf(config: SourceFileConfig, file: string): Format {
 const asRow = (v: unknown): Row => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Row) : { value: v });
 
 /** Streams a CSV file through csv-parse; without a header row the columns are `column_1`, `column_2`, … */
-async function readCsv(file: string, config: SourceFileConfig, signal: AbortSignal): Promise<DataSet> {
+async function readCsv(file: fs.promises.FileHandle, config: SourceFileConfig, signal: AbortSignal): Promise<DataSet> {
   const header = config.header ?? true;
   const parser = parse({
     delimiter: config.delimiter ?? ",",
@@ -38,7 +38,7 @@ async function readCsv(file: string, config: SourceFileConfig, signal: AbortSign
     encoding: (config.encoding ?? "utf8") as BufferEncoding,
   });
   // pipeline (not pipe) so a read error such as ENOENT reaches the parser and ends the loop below
-  pipeline(fs.createReadStream(file, { signal }), parser, () => undefined);
+  pipeline(file.createReadStream({ signal, autoClose: false }), parser, () => undefined);
   const rows: Row[] = [];
   let columns: string[] | undefined;
   for await (const record of parser as AsyncIterable<Row | unknown[]>) {
@@ -51,8 +51,8 @@ async function readCsv(file: string, config: SourceFileConfig, signal: AbortSign
 }
 
 /** Reads a JSON Lines file one line at a time. */
-async function readJsonl(file: string, config: SourceFileConfig, signal: AbortSignal): Promise<DataSet> {
-  const stream = fs.createReadStream(file, { signal, encoding: (config.encoding ?? "utf8") as BufferEncoding });
+async function readJsonl(file: fs.promises.FileHandle, config: SourceFileConfig, signal: AbortSignal): Promise<DataSet> {
+  const stream = file.createReadStream({ signal, autoClose: false, encoding: (config.encoding ?? "utf8") as BufferEncoding });
   const lines = readline.createInterface({ input: stream, crlfDelay: Infinity });
   const rows: Row[] = [];
   let lineNo = 0;
@@ -76,8 +76,8 @@ async function readJsonl(file: string, config: SourceFileConfig, signal: AbortSi
   return dataSetFromRows(rows);
 }
 
-async function readJsonArray(file: string, config: SourceFileConfig, signal: AbortSignal): Promise<DataSet> {
-  const text = await fs.promises.readFile(file, { signal, encoding: (config.encoding ?? "utf8") as BufferEncoding });
+async function readJsonArray(file: fs.promises.FileHandle, config: SourceFileConfig, signal: AbortSignal): Promise<DataSet> {
+  const text = await file.readFile({ signal, encoding: (config.encoding ?? "utf8") as BufferEncoding });
   let value: unknown;
   try {
     value = JSON.parse(text.replace(/^\uFEFF/, ""));
@@ -96,19 +96,26 @@ export const sourceFileNode = defineNodeType({
   type: "source_file",
   configSchema: sourceFileConfig,
   async run(ctx, config) {
-    const file = await resolveConfinedPath(await ctx.render(config.path), ctx.fileRoots);
+    const requested = await ctx.render(config.path);
+    const file = await resolveConfinedPath(requested, ctx);
     const format = formatOf(config, file);
     let output: DataSet;
+    let handle: fs.promises.FileHandle | undefined;
     try {
-      if (format === "csv") output = await readCsv(file, config, ctx.signal);
-      else if (format === "jsonl") output = await readJsonl(file, config, ctx.signal);
-      else output = await readJsonArray(file, config, ctx.signal);
+      // no symlink is left in `file`; O_NOFOLLOW and the check of the open handle close the gap since the check
+      handle = await fs.promises.open(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+      await assertNotStateFile(requested, file, ctx.stateFiles, await handle.stat());
+      if (format === "csv") output = await readCsv(handle, config, ctx.signal);
+      else if (format === "jsonl") output = await readJsonl(handle, config, ctx.signal);
+      else output = await readJsonArray(handle, config, ctx.signal);
     } catch (e) {
       if (e instanceof SluiceError) throw new SluiceError(e.code, `${config.path}: ${e.message}`);
       const err = e as NodeJS.ErrnoException;
       if (err.code === "ENOENT") throw new SluiceError("invalid", `file '${config.path}' does not exist`);
       if (err.code === "EISDIR") throw new SluiceError("invalid", `'${config.path}' is a directory, not a file`);
       throw new SluiceError("invalid", `cannot read ${format} file '${config.path}': ${err.message}`);
+    } finally {
+      await handle?.close();
     }
     ctx.log("info", `read ${output.rows.length} rows from ${format} file '${config.path}'`);
     return { output };

@@ -1,6 +1,7 @@
-import Database from "better-sqlite3";
+import { refuseSqliteFileStatements } from "../../connectors/types/sqlite.js";
 import { SluiceError } from "../../errors.js";
 import type { DataSet, Row } from "../dataset.js";
+import { withSqliteWorker, type SqliteQuery, type SqliteWorker } from "../db/sqlite-worker.js";
 import { defineNodeType } from "../node-type.js";
 import { sqlConfig } from "./config-schemas.js";
 
@@ -34,54 +35,74 @@ function toSqlite(v: unknown): unknown {
   return v;
 }
 
-function loadTable(db: Database.Database, table: string, data: DataSet): void {
+/** Input rows cross to the worker thread in batches of this many, each batch one message. */
+const LOAD_BATCH = 2000;
+
+async function loadTable(sqlite: SqliteWorker, table: string, data: DataSet): Promise<void> {
   const columns = [...new Set([...data.columns, ...data.rows.flatMap((r) => Object.keys(r))])];
   if (columns.length === 0) {
-    db.exec(`CREATE TABLE ${quoteIdent(table)} (_empty INTEGER)`);
+    await sqlite.run(`CREATE TABLE ${quoteIdent(table)} (_empty INTEGER)`);
     return;
   }
   const defs = columns.map((c) => `${quoteIdent(c)} ${columnType(data.rows, c)}`.trim());
-  db.exec(`CREATE TABLE ${quoteIdent(table)} (${defs.join(", ")})`);
-  const insert = db.prepare(
-    `INSERT INTO ${quoteIdent(table)} (${columns.map(quoteIdent).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`,
-  );
-  db.transaction((rows: readonly Row[]) => {
-    for (const row of rows) insert.run(...columns.map((c) => toSqlite(row[c])));
-  })(data.rows);
+  await sqlite.run(`CREATE TABLE ${quoteIdent(table)} (${defs.join(", ")})`);
+  const insert = `INSERT INTO ${quoteIdent(table)} (${columns.map(quoteIdent).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`;
+  await sqlite.transaction(async () => {
+    for (let i = 0; i < data.rows.length; i += LOAD_BATCH) {
+      await sqlite.runMany(insert, data.rows.slice(i, i + LOAD_BATCH).map((row) => columns.map((c) => toSqlite(row[c]))));
+    }
+  });
+}
+
+/** The first keyword of a statement, past leading blanks and comments. */
+const firstKeyword = (sql: string) => /^(?:\s+|--[^\n]*(?:\n|$)|\/\*[\s\S]*?(?:\*\/|$))*([A-Za-z]+)/.exec(sql)?.[1]?.toUpperCase() ?? "";
+
+/**
+ * The `sql` node only reads: a statement runs when SQLite reports it returns rows and writes nothing
+ * (`sqlite3_stmt_readonly`). That refuses INSERT/UPDATE/DELETE/DDL (and `… RETURNING`), ATTACH/DETACH, VACUUM
+ * (INTO), BEGIN/SAVEPOINT; PRAGMA statements are refused whole, since some that change settings still report rows
+ * (`journal_mode = …`) — the read-only ones exist as table-valued functions (`SELECT * FROM pragma_table_info('t')`).
+ */
+function refuseUnlessReadOnly(query: SqliteQuery, sql: string): void {
+  const keyword = firstKeyword(sql);
+  if (query.reader && query.readonly && keyword !== "PRAGMA") return;
+  const hint = keyword === "PRAGMA" ? "; read a pragma with SELECT * FROM pragma_<name>(…)" : "";
+  throw new SluiceError("invalid", `sql: only read-only queries run here (SELECT, WITH … SELECT, VALUES); ${keyword || "this statement"} is refused${hint}`);
 }
 
 /**
- * `sql`: runs one query over the inputs in a fresh in-memory SQLite database. Each input is a table named after
- * its upstream node id; a single input is also the table `input`. `${param.*}` values are bound, never spliced.
+ * `sql`: runs one read-only query over the inputs in a fresh in-memory SQLite database held by a worker thread.
+ * Each input is a table named after its upstream node id; a single input is also the table `input`. `${param.*}`
+ * values are bound, never spliced.
  */
 export const sqlNode = defineNodeType({
   type: "sql",
   configSchema: sqlConfig,
   async run(ctx, config, inputs) {
     const bound = await ctx.renderSql((config.sql ?? config.query)!);
-    const db = new Database(":memory:");
-    try {
-      inputs.forEach((data, i) => {
-        const id = ctx.inputIds[i] ?? `input_${i + 1}`;
-        loadTable(db, id, data);
-        if (inputs.length === 1 && id !== "input") db.exec(`CREATE VIEW input AS SELECT * FROM ${quoteIdent(id)}`);
-      });
-      // renderSql escapes literal `?` as `\?` (knex convention); SQLite takes them literally inside strings
-      const stmt = db.prepare(bound.sql.replaceAll("\\?", "?"));
-      if (!stmt.reader) {
-        const info = stmt.run(...bound.bindings.map(toSqlite));
-        ctx.log("info", `statement changed ${info.changes} rows`);
-        return { output: { columns: [], rows: [] } };
+    refuseSqliteFileStatements(bound.sql);
+    // renderSql escapes literal `?` as `\?` (knex convention); SQLite takes them literally inside strings
+    const sql = bound.sql.replaceAll("\\?", "?");
+    // the whole database lives in a worker thread: loading the inputs and the user's query stay off the event loop
+    return withSqliteWorker(":memory:", ctx.signal, async (sqlite) => {
+      try {
+        for (const [i, data] of inputs.entries()) {
+          const id = ctx.inputIds[i] ?? `input_${i + 1}`;
+          await loadTable(sqlite, id, data);
+          if (inputs.length === 1 && id !== "input") await sqlite.run(`CREATE VIEW input AS SELECT * FROM ${quoteIdent(id)}`);
+        }
+        // a second lock: should a statement ever pass the check below, it still cannot write
+        await sqlite.run("PRAGMA query_only = ON");
+        const query = await sqlite.prepare(sql, bound.bindings.map(toSqlite));
+        refuseUnlessReadOnly(query, sql);
+        const rows: Row[] = [];
+        for await (const batch of query.batches(5000)) for (const row of batch) rows.push(row);
+        ctx.log("info", `query returned ${rows.length} rows`);
+        return { output: { columns: query.columns, rows } };
+      } catch (e) {
+        if (e instanceof SluiceError) throw e;
+        throw new SluiceError("invalid", `sql failed: ${(e as Error).message}`);
       }
-      const columns = stmt.columns().map((c) => c.name);
-      const rows = stmt.all(...bound.bindings.map(toSqlite)) as Row[];
-      ctx.log("info", `query returned ${rows.length} rows`);
-      return { output: { columns, rows } };
-    } catch (e) {
-      if (e instanceof SluiceError) throw e;
-      throw new SluiceError("invalid", `sql failed: ${(e as Error).message}`);
-    } finally {
-      db.close();
-    }
+    });
   },
 });

@@ -105,7 +105,7 @@ describe("source_api", () => {
   it("uses a bearer token from extra.token, or the password without a login", async () => {
     peer = await startPeer(() => ({ json: [] }));
     const secrets = connectionsOf([
-      { conn_id: "tok", uri: peer.url, extra: { token: "T1" } },
+      { conn_id: "tok", host: peer.url, extra: { token: "T1" } },
       { conn_id: "pw", host: "127.0.0.1", port: peer.port, schema: "http", password: "P2" },
     ]);
     await run({ conn_id: "tok" }, { secrets }).result;

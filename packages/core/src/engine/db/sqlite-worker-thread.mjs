@@ -1,0 +1,99 @@
+// The worker thread behind sqlite-worker.ts: it holds one SQLite database (a file, or ":memory:") so that user SQL
+// never runs on the server's event loop. It executes what it is sent and decides nothing: which statements may run
+// is decided by the caller from the `statement` reply. Message shapes: the ToWorker/FromWorker types in
+// sqlite-worker.ts. The database path comes in workerData.filename.
+import { parentPort, workerData } from "node:worker_threads";
+import Database from "better-sqlite3";
+
+const db = new Database(workerData.filename);
+// SQLite's own load_extension() SQL function is already off in better-sqlite3; these say so clearly
+const noExtensions = () => {
+  throw new Error("load_extension is not available: extensions cannot be loaded from SQL");
+};
+db.function("load_extension", (_path) => noExtensions());
+db.function("load_extension", (_path, _entry) => noExtensions());
+
+/** Prepared statements by SQL text: batch inserts repeat the same statement many times. */
+const cache = new Map();
+const CACHE_SIZE = 16;
+/** Open queries by id: the statement and, once the first batch is asked for, its row iterator. */
+const queries = new Map();
+
+function prepareCached(sql) {
+  let statement = cache.get(sql);
+  if (!statement) {
+    statement = db.prepare(sql);
+    if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value);
+    cache.set(sql, statement);
+  }
+  return statement;
+}
+
+/** Structured clone turns Buffers into plain Uint8Arrays; SQLite binds them as blobs either way. */
+const bindable = (params) => params.map((v) => (v instanceof Uint8Array && !Buffer.isBuffer(v) ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : v));
+
+function nextBatch(query, size) {
+  query.iterator ??= query.statement.iterate(bindable(query.params));
+  const rows = [];
+  let blobs = false;
+  while (rows.length < size) {
+    const step = query.iterator.next();
+    if (step.done) return { rows, blobs, done: true };
+    if (!blobs) blobs = Object.values(step.value).some((v) => v instanceof Uint8Array);
+    rows.push(step.value);
+  }
+  return { rows, blobs, done: false };
+}
+
+function handle(m) {
+  switch (m.t) {
+    case "run": {
+      const statement = prepareCached(m.sql);
+      const params = bindable(m.params);
+      if (statement.reader) return { t: "done", changes: 0, rows: statement.all(params) };
+      return { t: "done", changes: statement.run(params).changes, rows: [] };
+    }
+    case "runMany": {
+      const statement = prepareCached(m.sql);
+      for (const params of m.rows) statement.run(bindable(params));
+      return { t: "done", changes: m.rows.length, rows: [] };
+    }
+    case "prepare": {
+      const statement = db.prepare(m.sql);
+      queries.set(m.id, { statement, params: m.params, iterator: null });
+      const columns = statement.reader ? statement.columns().map((c) => c.name) : [];
+      return { t: "statement", reader: statement.reader, readonly: statement.readonly, columns };
+    }
+    case "more": {
+      const query = queries.get(m.query);
+      if (!query) throw new Error("the query is closed");
+      const batch = nextBatch(query, m.size);
+      if (batch.done) queries.delete(m.query);
+      return { t: "rows", ...batch };
+    }
+    case "drop": {
+      queries.get(m.query)?.iterator?.return();
+      queries.delete(m.query);
+      return { t: "done", changes: 0, rows: [] };
+    }
+    case "close": {
+      for (const query of queries.values()) query.iterator?.return();
+      db.close();
+      return { t: "done", changes: 0, rows: [] };
+    }
+  }
+  throw new Error(`unknown message ${m.t}`);
+}
+
+parentPort.on("message", (m) => {
+  let reply;
+  try {
+    reply = { ...handle(m), id: m.id };
+  } catch (e) {
+    if (m.t === "more") queries.delete(m.query);
+    reply = { t: "error", id: m.id, message: e instanceof Error ? e.message : String(e) };
+  }
+  parentPort.postMessage(reply);
+  if (m.t === "close") parentPort.close();
+});
+parentPort.postMessage({ t: "ready", id: 0 });

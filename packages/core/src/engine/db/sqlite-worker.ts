@@ -1,0 +1,196 @@
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import { SluiceError } from "../../errors.js";
+import type { Row } from "../dataset.js";
+
+/** Requests to the worker thread (`sqlite-worker-thread.mjs`); each gets exactly one reply with the same id. */
+type ToWorker =
+  | { t: "run"; sql: string; params: unknown[] }
+  | { t: "runMany"; sql: string; rows: unknown[][] }
+  | { t: "prepare"; sql: string; params: unknown[] }
+  | { t: "more"; query: number; size: number }
+  | { t: "drop"; query: number }
+  | { t: "close" };
+
+type FromWorker = { id: number } & (
+  | { t: "ready" }
+  | { t: "done"; changes: number; rows: Row[] }
+  | { t: "statement"; reader: boolean; readonly: boolean; columns: string[] }
+  | { t: "rows"; rows: Row[]; blobs: boolean; done: boolean }
+  | { t: "error"; message: string }
+);
+
+type Reply<T extends FromWorker["t"]> = Extract<FromWorker, { t: T }>;
+
+/**
+ * The worker script: `sqlite-worker-thread.mjs` next to this file in the source tree; in `dist` tsup emits it as
+ * `engine/db/sqlite-worker-thread.js` beside the bundle.
+ */
+function workerScript(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const candidates = [path.join(here, "sqlite-worker-thread.mjs"), path.join(here, "engine", "db", "sqlite-worker-thread.js")];
+  const found = candidates.find((c) => fs.existsSync(c));
+  if (!found) throw new SluiceError("internal", "the SQLite worker script is missing from the installation");
+  return found;
+}
+
+/** Blob cells arrive as plain Uint8Arrays after the thread hop; the nodes (and the old in-thread code) see Buffers. */
+function restoreBuffers(rows: Row[]): void {
+  for (const row of rows) {
+    for (const [key, value] of Object.entries(row)) {
+      if (value instanceof Uint8Array && !Buffer.isBuffer(value)) row[key] = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+    }
+  }
+}
+
+/** A statement prepared in the worker: what SQLite says about it, and its rows on demand. */
+export interface SqliteQuery {
+  /** The statement returns rows (SELECT, VALUES, PRAGMA that reports, … RETURNING). */
+  readonly reader: boolean;
+  /** SQLite's `sqlite3_stmt_readonly`: the statement writes nothing to the database content. */
+  readonly readonly: boolean;
+  readonly columns: string[];
+  /** The rows in batches; the next batch is read in the worker while the caller handles this one. */
+  batches(size: number): AsyncGenerator<Row[], void>;
+  /** Releases the statement without reading it. */
+  drop(): Promise<void>;
+}
+
+/**
+ * One SQLite database held by a worker thread, so that user SQL never runs on the server's event loop. `stop()`
+ * terminates the thread: everything pending fails at once with the reason given, and an open transaction is
+ * rolled back as the thread's database connection closes.
+ */
+export class SqliteWorker {
+  private readonly worker: Worker;
+  private readonly waiting = new Map<number, { resolve(m: FromWorker): void; reject(e: Error): void }>();
+  private nextId = 1;
+  private stopped: Error | null = null;
+
+  private constructor(filename: string) {
+    this.worker = new Worker(workerScript(), { workerData: { filename } });
+    this.worker.on("message", (m: FromWorker) => {
+      const waiter = this.waiting.get(m.id);
+      this.waiting.delete(m.id);
+      if (m.t === "error") waiter?.reject(new Error(m.message));
+      else waiter?.resolve(m);
+    });
+    this.worker.on("error", (e) => this.fail(new SluiceError("unprocessable", `the SQLite worker failed: ${e.message}`)));
+    this.worker.on("exit", (code) => this.fail(new SluiceError("unprocessable", `the SQLite worker exited (code ${code})`)));
+  }
+
+  /** Starts a worker thread on the database file `filename` (`:memory:` for a fresh in-memory database). */
+  static async open(filename: string): Promise<SqliteWorker> {
+    const sqlite = new SqliteWorker(filename);
+    await new Promise<FromWorker>((resolve, reject) => sqlite.waiting.set(0, { resolve, reject }));
+    return sqlite;
+  }
+
+  private fail(reason: Error): void {
+    this.stopped ??= reason;
+    for (const waiter of this.waiting.values()) waiter.reject(this.stopped);
+    this.waiting.clear();
+  }
+
+  private request<T extends FromWorker["t"]>(message: ToWorker, expected: T, id = this.nextId++): Promise<Reply<T>> {
+    if (this.stopped) return Promise.reject(this.stopped);
+    return new Promise<FromWorker>((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.worker.postMessage({ ...message, id });
+    }).then((m) => {
+      if (m.t !== expected) throw new SluiceError("internal", `the SQLite worker answered ${m.t} to ${message.t}`);
+      return m as Reply<T>;
+    });
+  }
+
+  /** Runs one statement; a statement that returns rows gives them all. */
+  async run(sql: string, params: readonly unknown[] = []): Promise<{ changes: number; rows: Row[] }> {
+    const { changes, rows } = await this.request({ t: "run", sql, params: [...params] }, "done");
+    restoreBuffers(rows);
+    return { changes, rows };
+  }
+
+  /** Runs one statement once per parameter list (a batch of inserts). */
+  async runMany(sql: string, rows: unknown[][]): Promise<void> {
+    await this.request({ t: "runMany", sql, rows }, "done");
+  }
+
+  /** Runs `work` inside BEGIN … COMMIT; any failure rolls back, so nothing of it is written. */
+  async transaction<T>(work: () => Promise<T>): Promise<T> {
+    await this.run("BEGIN");
+    try {
+      const result = await work();
+      await this.run("COMMIT");
+      return result;
+    } catch (e) {
+      await this.run("ROLLBACK").catch(() => undefined);
+      throw e;
+    }
+  }
+
+  /** Prepares a query in the worker; nothing runs until the first batch is asked for. */
+  async prepare(sql: string, params: readonly unknown[] = []): Promise<SqliteQuery> {
+    const id = this.nextId++;
+    const info = await this.request({ t: "prepare", sql, params: [...params] }, "statement", id);
+    let open = true;
+    const drop = async () => {
+      if (!open) return;
+      open = false;
+      if (!this.stopped) await this.request({ t: "drop", query: id }, "done");
+    };
+    const more = (size: number) => this.request({ t: "more", query: id, size }, "rows");
+    return {
+      reader: info.reader,
+      readonly: info.readonly,
+      columns: info.columns,
+      drop,
+      async *batches(size: number) {
+        try {
+          let next = more(size);
+          for (;;) {
+            const batch = await next;
+            if (batch.done) open = false;
+            else next = more(size);
+            if (batch.blobs) restoreBuffers(batch.rows);
+            if (batch.rows.length) yield batch.rows;
+            if (batch.done) return;
+          }
+        } finally {
+          await drop().catch(() => undefined);
+        }
+      },
+    };
+  }
+
+  /** Terminates the thread now (a cancel or timeout): pending requests fail with `reason`. */
+  stop(reason: Error): void {
+    this.fail(reason);
+    // not awaited: a statement inside one long SQLite step holds the thread until that step returns
+    void this.worker.terminate();
+    this.worker.unref();
+  }
+
+  /** Closes the database in the worker, then ends the thread. */
+  async close(): Promise<void> {
+    if (!this.stopped) await this.request({ t: "close" }, "done").catch(() => undefined);
+    this.stop(new SluiceError("unprocessable", "the SQLite database is closed"));
+  }
+}
+
+/** Runs `work` with a worker on `filename`; an abort of `signal` terminates the worker. Always ends it. */
+export async function withSqliteWorker<T>(filename: string, signal: AbortSignal, work: (sqlite: SqliteWorker) => Promise<T>): Promise<T> {
+  const sqlite = await SqliteWorker.open(filename);
+  const onAbort = () => sqlite.stop(cancelledError());
+  signal.addEventListener("abort", onAbort, { once: true });
+  if (signal.aborted) onAbort();
+  try {
+    return await work(sqlite);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+    await sqlite.close();
+  }
+}
+
+export const cancelledError = () => new SluiceError("unprocessable", "the statement was cancelled");

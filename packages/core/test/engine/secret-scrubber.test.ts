@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import { SecretScrubber } from "../../src/engine/secret-scrubber.js";
+
+const M = "********";
+
+describe("SecretScrubber", () => {
+  it("masks a recorded secret raw, URL-encoded, form-encoded, JSON-escaped and base64", () => {
+    const s = new SecretScrubber();
+    s.add('s3cr3t!@x y"z');
+    const text = [
+      's3cr3t!@x y"z',
+      encodeURIComponent('s3cr3t!@x y"z'),
+      new URLSearchParams({ q: 's3cr3t!@x y"z' }).toString(),
+      JSON.stringify({ v: 's3cr3t!@x y"z' }),
+      Buffer.from('s3cr3t!@x y"z').toString("base64"),
+    ].join(" | ");
+    const out = s.scrub(text);
+    expect(out).not.toMatch(/s3cr3t/);
+    expect(out).not.toContain(Buffer.from('s3cr3t!@x y"z').toString("base64"));
+    expect(out.split(M).length - 1).toBeGreaterThanOrEqual(5);
+  });
+
+  it("masks a very short secret only as its own token, leaving words intact", () => {
+    const s = new SecretScrubber();
+    s.add("p");
+    expect(s.scrub("Connection terminated unexpectedly; password p rejected")).toBe(
+      `Connection terminated unexpectedly; password ${M} rejected`,
+    );
+  });
+
+  it("records a connection's password, its Basic auth form, secret-named extra keys at any depth and every extra header", () => {
+    const s = SecretScrubber.forConnection({
+      conn_id: "c",
+      type: "http",
+      host: "api.test",
+      port: null,
+      schema: "",
+      login: "ann",
+      password: "pw-123456",
+      extra: {
+        region: "eu-west-1",
+        token: "tok-abcdef",
+        secret_access_key: "sak-abcdef",
+        oauth: { client_secret: "cs-abcdef", access_token: "at-abcdef" },
+        private_key: "-----BEGIN KEY-----\nabc\n-----END KEY-----",
+        passphrase: "pp-abcdef",
+        headers: { "X-Api-Key": "hk-abcdef", "X-Tenant": "tenant-42" },
+      },
+    });
+    const basic = Buffer.from("ann:pw-123456").toString("base64");
+    const text = `pw-123456 Basic ${basic} tok-abcdef sak-abcdef cs-abcdef at-abcdef pp-abcdef hk-abcdef tenant-42 -----BEGIN KEY-----\nabc\n-----END KEY----- eu-west-1 ann`;
+    const out = s.scrub(text);
+    for (const secret of ["pw-123456", basic, "tok-abcdef", "sak-abcdef", "cs-abcdef", "at-abcdef", "pp-abcdef", "hk-abcdef", "tenant-42", "BEGIN KEY"]) {
+      expect(out).not.toContain(secret);
+    }
+    // what is not a secret stays readable
+    expect(out).toContain("eu-west-1");
+    expect(out).toContain("ann");
+  });
+
+  it("keeps a URL's origin and path but masks a userinfo password and secret-named query values, recorded or not", () => {
+    const s = new SecretScrubber();
+    expect(s.scrub("GET https://bob:hunter2@api.test:8443/v1/items?page=2&api_key=K123&access_token=T9 failed")).toBe(
+      `GET https://bob:${M}@api.test:8443/v1/items?page=2&api_key=${M}&access_token=${M} failed`,
+    );
+  });
+
+  it("scrubs every string inside rows (DLQ payloads), leaving other values alone", () => {
+    const s = new SecretScrubber();
+    s.add("tok-abcdef");
+    const rows = [{ id: 1, auth: "Bearer tok-abcdef", nested: { list: ["x", "tok-abcdef"] }, ok: true }];
+    expect(s.scrubValue(rows)).toEqual([{ id: 1, auth: `Bearer ${M}`, nested: { list: ["x", M] }, ok: true }]);
+    expect(rows[0]!.auth).toBe("Bearer tok-abcdef"); // a copy, not the caller's rows
+  });
+
+  it("a secret containing another is masked whole, never half", () => {
+    const s = new SecretScrubber();
+    s.add("abcd");
+    s.add("abcd-efgh-ijkl");
+    expect(s.scrub("x abcd-efgh-ijkl y")).toBe(`x ${M} y`);
+  });
+});
