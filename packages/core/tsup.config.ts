@@ -4,6 +4,8 @@ export default defineConfig({
   entry: {
     index: "src/index.ts",
     "model/index": "src/model/index.ts",
+    // the operation table without its zod schemas: the client bundles it
+    "model/operations": "src/model/operations.ts",
     // the code runner runs in its own process (see sandbox/code-runner-pool.ts)
     "sandbox/code-runner": "src/sandbox/code-runner.mjs",
     // user SQL on SQLite runs in a worker thread (see engine/db/sqlite-worker.ts)

@@ -1,85 +1,48 @@
+import { fillPath, OPERATIONS } from "@sluice/core/operations";
 import type {
+  OperationId,
   AdminResetPasswordRequest,
   ChangePasswordRequest,
   CreateUserRequest,
   LoginResponse,
-  SetupStatus,
-  User,
-  BulkRequest,
-  BulkResponse,
+  OperationTypes,
   Page,
   Pipeline,
   PipelineCreate,
   PipelineExport,
   PipelineSummary,
   PipelineUpdate,
-  PipelineVersion,
-  SystemInfo,
-  ValidateNodesRequest,
-  ValidateNodesResponse,
-  ValidationResult,
-  CalendarDay,
-  DlqEntry,
-  DryRunNodeResult,
-  LogEntry,
+  BulkRequest,
   LogLevel,
-  NodePreview,
-  NodeProfile,
   Run,
-  RunAccepted,
-  RunWithNodes,
-  Dashboard,
-  PipelineRunSummary,
-  SearchResult,
-  RunStatus,
   Connection,
   ConnectionCreate,
-  ConnectionTestResult,
-  ConnectionTypeInfo,
   ConnectionUpdate,
   Variable,
   VariableUpsert,
+  Impact,
+  WebhookAccepted,
 } from "@sluice/core/model";
 import { applyPipeline, type ApplyResult } from "./apply.js";
 import { subscribeEvents, type StreamEvent, type SubscribeOptions, type Subscription } from "./events.js";
-import { Transport, type ClientOptions } from "./transport.js";
+import { Transport, type ClientOptions, type Query } from "./transport.js";
 
-const enc = encodeURIComponent;
+/** @deprecated the model's name is `Impact`. */
+export type PipelineImpact = Impact;
 
-export interface LineageGraph {
-  nodes: { id: string; type: string; name: string }[];
-  edges: { from: string; to: string; pipeline_id: string }[];
-}
-export interface PipelineImpact {
-  pipeline_id: string;
-  downstream: { pipeline_id: string; name: string; depth: number; via: "depends_on" | "table"; detail: string }[];
-}
-export interface SchedulerStatusEntry {
-  pipeline_id: string;
-  pipeline_name: string;
-  schedule: string | null;
-  timezone: string;
-  enabled: boolean;
-  next_run: string | null;
-  last_run: string | null;
-}
-export interface DependencyStatus {
-  pipeline_id: string;
-  name: string | null;
-  last_status: RunStatus | null;
-  satisfied: boolean;
-}
-/** A pipeline that uses a connection or variable. */
-export interface UsedBy {
-  pipeline_id: string;
-  name: string;
-  node_ids: string[];
-}
-export interface WebhookAccepted {
-  run_id: string;
-  pipeline_id: string;
-  status: string;
-}
+type Params<K extends OperationId> = OperationTypes[K]["params"];
+
+/** What `call(id, input)` takes: path parameters (when the path has any), query, body and extra headers. */
+export type CallInput<K extends OperationId> = ([keyof Params<K>] extends [never] ? { params?: undefined } : { params: Params<K> }) & {
+  query?: OperationTypes[K]["query"];
+  body?: OperationTypes[K]["body"];
+  headers?: Record<string, string>;
+};
+
+/** The answer of operation `K`. */
+export type CallOutput<K extends OperationId> = OperationTypes[K]["response"];
+
+type NoParamsOperation = { [K in OperationId]: [keyof Params<K>] extends [never] ? K : never }[OperationId];
 
 export class SluiceClient {
   readonly transport: Transport;
@@ -88,26 +51,42 @@ export class SluiceClient {
     this.transport = new Transport(options);
   }
 
+  /**
+   * Calls one operation of the API by its id in the operation table (`OPERATIONS`, the same table the server
+   * registers its routes from): method and path come from there, input and output types from `OperationTypes`.
+   * Every method below is a named shortcut for one call.
+   */
+  call<K extends NoParamsOperation>(id: K, input?: CallInput<K>): Promise<CallOutput<K>>;
+  call<K extends OperationId>(id: K, input: CallInput<K>): Promise<CallOutput<K>>;
+  call<K extends OperationId>(id: K, input: CallInput<K> = {} as CallInput<K>): Promise<CallOutput<K>> {
+    const spec = OPERATIONS[id];
+    const path = fillPath(spec.path, (input.params ?? {}) as Record<string, string>);
+    return this.transport.request(spec.method, path, {
+      query: input.query as Query | undefined,
+      body: input.body,
+      headers: input.headers,
+      root: "root" in spec,
+    });
+  }
+
   readonly pipelines = {
-    list: (): Promise<PipelineSummary[]> => this.transport.request("GET", "/pipelines"),
-    listPage: (page: { page?: number; per_page?: number }): Promise<Page<PipelineSummary>> =>
-      this.transport.request("GET", "/pipelines", { query: { page: page.page ?? 1, per_page: page.per_page } }),
-    get: (id: string): Promise<Pipeline> => this.transport.request("GET", `/pipelines/${enc(id)}`),
-    create: (pipeline: PipelineCreate): Promise<Pipeline> => this.transport.request("POST", "/pipelines", { body: pipeline }),
-    update: (id: string, patch: PipelineUpdate): Promise<Pipeline> =>
-      this.transport.request("PUT", `/pipelines/${enc(id)}`, { body: patch }),
-    delete: (id: string): Promise<void> => this.transport.request("DELETE", `/pipelines/${enc(id)}`),
-    clone: (id: string): Promise<Pipeline> => this.transport.request("POST", `/pipelines/${enc(id)}/clone`),
-    export: (id: string): Promise<PipelineExport> => this.transport.request("GET", `/pipelines/${enc(id)}/export`),
+    list: () => this.call("listPipelines") as Promise<PipelineSummary[]>,
+    listPage: (page: { page?: number; per_page?: number }) =>
+      this.call("listPipelines", { query: { page: page.page ?? 1, per_page: page.per_page } }) as Promise<Page<PipelineSummary>>,
+    get: (id: string) => this.call("getPipeline", { params: { id } }),
+    create: (pipeline: PipelineCreate) => this.call("createPipeline", { body: pipeline }),
+    update: (id: string, patch: PipelineUpdate) => this.call("updatePipeline", { params: { id }, body: patch }),
+    delete: (id: string): Promise<void> => this.call("deletePipeline", { params: { id } }),
+    clone: (id: string) => this.call("clonePipeline", { params: { id } }),
+    export: (id: string) => this.call("exportPipeline", { params: { id } }),
     import: (document: PipelineExport | PipelineCreate): Promise<Pipeline> =>
-      this.transport.request("POST", "/pipelines/import", { body: document }),
-    validate: (id: string): Promise<ValidationResult> => this.transport.request("GET", `/pipelines/${enc(id)}/validate`),
-    validateNodes: (id: string, request: ValidateNodesRequest = {}): Promise<ValidateNodesResponse> =>
-      this.transport.request("POST", `/pipelines/${enc(id)}/validate-nodes`, { body: request }),
-    versions: (id: string): Promise<PipelineVersion[]> => this.transport.request("GET", `/pipelines/${enc(id)}/versions`),
-    rollback: (id: string, versionId: string): Promise<Pipeline> =>
-      this.transport.request("POST", `/pipelines/${enc(id)}/rollback`, { body: { version_id: versionId } }),
-    bulk: (request: BulkRequest): Promise<BulkResponse> => this.transport.request("POST", "/pipelines/bulk", { body: request }),
+      this.call("importPipeline", { body: document as OperationTypes["importPipeline"]["body"] }),
+    validate: (id: string) => this.call("validatePipeline", { params: { id } }),
+    validateNodes: (id: string, request: OperationTypes["validateNodes"]["body"] = {}) =>
+      this.call("validateNodes", { params: { id }, body: request }),
+    versions: (id: string) => this.call("listVersions", { params: { id } }),
+    rollback: (id: string, versionId: string) => this.call("rollback", { params: { id }, body: { version_id: versionId } }),
+    bulk: (request: BulkRequest) => this.call("bulkPipelines", { body: request }),
     /** Create or update by name, idempotently (pipelines as code; see `definePipeline`). */
     apply: (definition: PipelineCreate): Promise<ApplyResult> => applyPipeline(this.pipelines, definition),
   };
@@ -118,52 +97,49 @@ export class SluiceClient {
    */
   readonly auth = {
     login: async (username: string, password: string): Promise<LoginResponse> => {
-      const login = await this.transport.request<LoginResponse>("POST", "/auth/login", { body: { username, password } });
+      const login = await this.call("login", { body: { username, password } });
       this.transport.setToken(login.token);
       return login;
     },
     logout: async (): Promise<void> => {
-      await this.transport.request("POST", "/auth/logout");
+      await this.call("logout");
       this.transport.setToken(undefined);
     },
-    me: (): Promise<User> => this.transport.request("GET", "/auth/me"),
-    setup: (): Promise<SetupStatus> => this.transport.request("GET", "/auth/setup"),
-    users: (): Promise<User[]> => this.transport.request("GET", "/auth/users"),
-    createUser: (user: CreateUserRequest): Promise<User> => this.transport.request("POST", "/auth/users", { body: user }),
+    me: () => this.call("getMe"),
+    setup: () => this.call("getSetup"),
+    users: () => this.call("listUsers"),
+    createUser: (user: CreateUserRequest) => this.call("createUser", { body: user }),
     changePassword: async (request: ChangePasswordRequest): Promise<LoginResponse> => {
-      const login = await this.transport.request<LoginResponse>("POST", "/auth/change-password", { body: request });
+      const login = await this.call("changePassword", { body: request });
       this.transport.setToken(login.token);
       return login;
     },
-    adminResetPassword: (request: AdminResetPasswordRequest): Promise<User> =>
-      this.transport.request("POST", "/auth/admin-reset-password", { body: request }),
+    adminResetPassword: (request: AdminResetPasswordRequest) => this.call("adminResetPassword", { body: request }),
   };
 
   /** Triggering, following and controlling runs; the dead-letter queue. */
   readonly runs = {
-    trigger: (pipelineId: string, params: Record<string, string> = {}): Promise<RunAccepted> =>
-      this.transport.request("POST", `/pipelines/${enc(pipelineId)}/run`, { body: { params } }),
-    dryRun: (pipelineId: string, params: Record<string, string> = {}): Promise<Record<string, DryRunNodeResult>> =>
-      this.transport.request("POST", `/pipelines/${enc(pipelineId)}/dry-run`, { body: { params } }),
-    backfill: (pipelineId: string, request: { start_date: string; end_date: string; params?: Record<string, string> }): Promise<string[]> =>
-      this.transport.request("POST", `/pipelines/${enc(pipelineId)}/backfill`, { body: request }),
+    trigger: (pipelineId: string, params: Record<string, string> = {}) =>
+      this.call("triggerRun", { params: { id: pipelineId }, body: { params } }),
+    dryRun: (pipelineId: string, params: Record<string, string> = {}) =>
+      this.call("dryRun", { params: { id: pipelineId }, body: { params } }),
+    backfill: (pipelineId: string, request: OperationTypes["backfill"]["body"]) =>
+      this.call("backfill", { params: { id: pipelineId }, body: request }),
     /** The 50 most recent runs of a pipeline. */
-    list: (pipelineId: string): Promise<Run[]> => this.transport.request("GET", `/pipelines/${enc(pipelineId)}/runs`),
-    listPage: (pipelineId: string, page: { page?: number; per_page?: number }): Promise<Page<Run>> =>
-      this.transport.request("GET", `/pipelines/${enc(pipelineId)}/runs`, { query: { page: page.page ?? 1, per_page: page.per_page } }),
-    get: (runId: string): Promise<RunWithNodes> => this.transport.request("GET", `/runs/${enc(runId)}`),
-    cancel: (runId: string): Promise<{ id: string; status: "cancelled" }> => this.transport.request("POST", `/runs/${enc(runId)}/cancel`),
-    resume: (runId: string): Promise<{ id: string; status: "pending" }> => this.transport.request("POST", `/runs/${enc(runId)}/resume`),
-    logs: (runId: string, filter: { node_id?: string; level?: LogLevel } = {}): Promise<LogEntry[]> =>
-      this.transport.request("GET", `/runs/${enc(runId)}/logs`, { query: filter }),
-    exportLogs: (runId: string): Promise<string> => this.transport.request("GET", `/runs/${enc(runId)}/logs/export`),
-    preview: (runId: string, nodeId: string): Promise<NodePreview> =>
-      this.transport.request("GET", `/runs/${enc(runId)}/nodes/${enc(nodeId)}/preview`),
-    profile: (runId: string, nodeId: string): Promise<NodeProfile> =>
-      this.transport.request("GET", `/runs/${enc(runId)}/nodes/${enc(nodeId)}/profile`),
-    calendar: (days?: number): Promise<CalendarDay[]> => this.transport.request("GET", "/runs/calendar", { query: { days } }),
+    list: (pipelineId: string) => this.call("listRuns", { params: { id: pipelineId } }) as Promise<Run[]>,
+    listPage: (pipelineId: string, page: { page?: number; per_page?: number }) =>
+      this.call("listRuns", { params: { id: pipelineId }, query: { page: page.page ?? 1, per_page: page.per_page } }) as Promise<Page<Run>>,
+    get: (runId: string) => this.call("getRun", { params: { run_id: runId } }),
+    cancel: (runId: string) => this.call("cancelRun", { params: { run_id: runId } }),
+    resume: (runId: string) => this.call("resumeRun", { params: { run_id: runId } }),
+    logs: (runId: string, filter: { node_id?: string; level?: LogLevel } = {}) =>
+      this.call("runLogs", { params: { run_id: runId }, query: filter }),
+    exportLogs: (runId: string) => this.call("exportRunLogs", { params: { run_id: runId } }),
+    preview: (runId: string, nodeId: string) => this.call("nodePreview", { params: { run_id: runId, node_id: nodeId } }),
+    profile: (runId: string, nodeId: string) => this.call("nodeProfile", { params: { run_id: runId, node_id: nodeId } }),
+    calendar: (days?: number) => this.call("calendar", { query: { days } }),
     /** Polls `GET /runs/{id}` until the run is success, failed or cancelled (or `timeoutMs` passes). */
-    waitUntilTerminal: async (runId: string, options: { intervalMs?: number; timeoutMs?: number } = {}): Promise<RunWithNodes> => {
+    waitUntilTerminal: async (runId: string, options: { intervalMs?: number; timeoutMs?: number } = {}) => {
       const deadline = Date.now() + (options.timeoutMs ?? 60_000);
       for (;;) {
         const run = await this.runs.get(runId);
@@ -173,63 +149,60 @@ export class SluiceClient {
       }
     },
     /** Same as `waitUntilTerminal`. */
-    wait: (runId: string, options: { intervalMs?: number; timeoutMs?: number } = {}): Promise<RunWithNodes> =>
-      this.runs.waitUntilTerminal(runId, options),
-    dlq: (pipelineId: string, query: { include_resolved?: boolean; limit?: number } = {}): Promise<DlqEntry[]> =>
-      this.transport.request("GET", `/pipelines/${enc(pipelineId)}/dlq`, { query }),
-    resolveDlq: (pipelineId: string, dlqId: string): Promise<{ id: string; status: "resolved" }> =>
-      this.transport.request("POST", `/pipelines/${enc(pipelineId)}/dlq/${enc(dlqId)}/resolve`),
+    wait: (runId: string, options: { intervalMs?: number; timeoutMs?: number } = {}) => this.runs.waitUntilTerminal(runId, options),
+    dlq: (pipelineId: string, query: { include_resolved?: boolean; limit?: number } = {}) =>
+      this.call("listDlq", { params: { id: pipelineId }, query }),
+    resolveDlq: (pipelineId: string, dlqId: string) => this.call("resolveDlq", { params: { id: pipelineId, dlqId } }),
   };
 
   readonly system = {
-    info: (): Promise<SystemInfo> => this.transport.request("GET", "/system/info"),
+    info: () => this.call("systemInfo"),
     /** Deletes finished runs older than `days` with their logs, outputs and DLQ entries (admin). */
-    purge: (days: number): Promise<{ deleted: number; days: number }> => this.transport.request("POST", "/system/purge", { body: { days } }),
+    purge: (days: number) => this.call("purge", { body: { days } }),
   };
 
   readonly connections = {
-    types: (): Promise<ConnectionTypeInfo[]> => this.transport.request("GET", "/connection-types"),
-    list: (): Promise<Connection[]> => this.transport.request("GET", "/connections"),
-    listPage: (page: { page?: number; per_page?: number }): Promise<Page<Connection>> =>
-      this.transport.request("GET", "/connections", { query: { page: page.page ?? 1, per_page: page.per_page } }),
-    get: (connId: string): Promise<Connection> => this.transport.request("GET", `/connections/${enc(connId)}`),
-    create: (connection: ConnectionCreate): Promise<Connection> => this.transport.request("POST", "/connections", { body: connection }),
-    update: (connId: string, patch: ConnectionUpdate): Promise<Connection> =>
-      this.transport.request("PUT", `/connections/${enc(connId)}`, { body: patch }),
-    delete: (connId: string): Promise<void> => this.transport.request("DELETE", `/connections/${enc(connId)}`),
-    test: (connId: string): Promise<ConnectionTestResult> => this.transport.request("POST", `/connections/${enc(connId)}/test`),
-    usedBy: (connId: string): Promise<UsedBy[]> => this.transport.request("GET", `/connections/${enc(connId)}/used-by`),
+    types: () => this.call("connectionTypes"),
+    list: () => this.call("listConnections") as Promise<Connection[]>,
+    listPage: (page: { page?: number; per_page?: number }) =>
+      this.call("listConnections", { query: { page: page.page ?? 1, per_page: page.per_page } }) as Promise<Page<Connection>>,
+    get: (connId: string) => this.call("getConnection", { params: { conn_id: connId } }),
+    create: (connection: ConnectionCreate) => this.call("createConnection", { body: connection }),
+    update: (connId: string, patch: ConnectionUpdate) => this.call("updateConnection", { params: { conn_id: connId }, body: patch }),
+    delete: (connId: string): Promise<void> => this.call("deleteConnection", { params: { conn_id: connId } }),
+    test: (connId: string) => this.call("testConnection", { params: { conn_id: connId } }),
+    usedBy: (connId: string) => this.call("connectionUsedBy", { params: { conn_id: connId } }),
   };
 
   readonly variables = {
-    list: (): Promise<Variable[]> => this.transport.request("GET", "/variables"),
-    listPage: (page: { page?: number; per_page?: number }): Promise<Page<Variable>> =>
-      this.transport.request("GET", "/variables", { query: { page: page.page ?? 1, per_page: page.per_page } }),
-    get: (key: string): Promise<Variable> => this.transport.request("GET", `/variables/${enc(key)}`),
+    list: () => this.call("listVariables") as Promise<Variable[]>,
+    listPage: (page: { page?: number; per_page?: number }) =>
+      this.call("listVariables", { query: { page: page.page ?? 1, per_page: page.per_page } }) as Promise<Page<Variable>>,
+    get: (key: string) => this.call("getVariable", { params: { key } }),
     /** Creates or updates. */
-    set: (variable: VariableUpsert): Promise<Variable> => this.transport.request("POST", "/variables", { body: variable }),
-    update: (key: string, value: { value: string; type?: "string" | "secret" }): Promise<Variable> =>
-      this.transport.request("PUT", `/variables/${enc(key)}`, { body: value }),
-    delete: (key: string): Promise<void> => this.transport.request("DELETE", `/variables/${enc(key)}`),
-    usedBy: (key: string): Promise<UsedBy[]> => this.transport.request("GET", `/variables/${enc(key)}/used-by`),
+    set: (variable: VariableUpsert) => this.call("upsertVariable", { body: variable }),
+    update: (key: string, value: OperationTypes["updateVariable"]["body"]) => this.call("updateVariable", { params: { key }, body: value }),
+    delete: (key: string): Promise<void> => this.call("deleteVariable", { params: { key } }),
+    usedBy: (key: string) => this.call("variableUsedBy", { params: { key } }),
   };
 
   readonly insights = {
-    dashboard: (): Promise<Dashboard> => this.transport.request("GET", "/dashboard"),
-    summary: (): Promise<PipelineRunSummary[]> => this.transport.request("GET", "/pipelines/summary"),
-    search: (q: string, limit?: number): Promise<SearchResult[]> => this.transport.request("GET", "/search", { query: { q, limit } }),
-    lineage: (): Promise<LineageGraph> => this.transport.request("GET", "/lineage"),
-    impact: (pipelineId: string): Promise<PipelineImpact> => this.transport.request("GET", `/pipelines/${enc(pipelineId)}/impact`),
+    dashboard: () => this.call("dashboard"),
+    summary: () => this.call("pipelineSummary"),
+    search: (q: string, limit?: number) => this.call("search", { query: { q, limit } }),
+    lineage: () => this.call("lineage"),
+    impact: (pipelineId: string) => this.call("impact", { params: { id: pipelineId } }),
   };
 
   readonly scheduler = {
-    status: (): Promise<SchedulerStatusEntry[]> => this.transport.request("GET", "/scheduler/status"),
-    deps: (pipelineId: string): Promise<DependencyStatus[]> => this.transport.request("GET", `/pipelines/${enc(pipelineId)}/deps`),
+    status: () => this.call("schedulerStatus"),
+    deps: (pipelineId: string) => this.call("dependencies", { params: { id: pipelineId } }),
   };
 
   /** Triggers a run through the pipeline's webhook (its own token, no API credentials needed). */
   webhook(pipelineId: string, token: string, options: { params?: Record<string, string>; idempotencyKey?: string } = {}): Promise<WebhookAccepted> {
-    return this.transport.request("POST", `/pipelines/${enc(pipelineId)}/webhook`, {
+    return this.call("webhook", {
+      params: { id: pipelineId },
       headers: { "x-webhook-token": token, ...(options.idempotencyKey ? { "idempotency-key": options.idempotencyKey } : {}) },
       body: options.params ? { params: options.params } : {},
     });

@@ -4,7 +4,7 @@ export type * from "@sluice/core/model";
 export { SluiceClient } from "./client.js";
 export { SluiceApiError } from "./errors.js";
 export { Transport, type ClientOptions, type Query, type RequestOptions } from "./transport.js";
-export type { LineageGraph, PipelineImpact, SchedulerStatusEntry, DependencyStatus, WebhookAccepted, UsedBy } from "./client.js";
+export type { CallInput, CallOutput, PipelineImpact } from "./client.js";
 export { subscribeEvents, type StreamEvent, type SubscribeOptions, type Subscription, type WebSocketLike } from "./events.js";
 export { applyPipeline, type ApplyResult } from "./apply.js";
 export {

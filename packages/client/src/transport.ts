@@ -16,9 +16,11 @@ export interface ClientOptions {
 export type Query = Record<string, string | number | boolean | undefined>;
 
 export interface RequestOptions {
-  query?: Query;
+  query?: Query | undefined;
   body?: unknown;
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
+  /** The path is below the server root (`/health`, `/metrics`), not below `/api`. */
+  root?: boolean;
 }
 
 export class Transport {
@@ -39,13 +41,13 @@ export class Transport {
     (this.options as { token?: string }).token = token;
   }
 
-  url(path: string, query?: Query): string {
+  url(path: string, query?: Query, root = false): string {
     const search = new URLSearchParams();
     for (const [key, value] of Object.entries(query ?? {})) {
       if (value !== undefined) search.set(key, String(value));
     }
     const qs = search.toString();
-    return `${this.base}/api${path}${qs ? `?${qs}` : ""}`;
+    return `${this.base}${root ? "" : "/api"}${path}${qs ? `?${qs}` : ""}`;
   }
 
   async raw(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
@@ -59,7 +61,7 @@ export class Transport {
     }
     const init: RequestInit = { method, headers, body };
     if (this.options.credentials) init.credentials = this.options.credentials;
-    return this.fetchImpl(this.url(path, options.query), init);
+    return this.fetchImpl(this.url(path, options.query, options.root), init);
   }
 
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {

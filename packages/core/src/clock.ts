@@ -4,5 +4,3 @@ export interface Clock {
 }
 
 export const systemClock: Clock = { now: () => new Date() };
-
-export const isoNow = (clock: Clock = systemClock): string => clock.now().toISOString();

@@ -35,19 +35,7 @@ export type { HookPayload } from "./hooks/hook-payload.js";
 export { SluiceMetrics } from "./metrics/metrics.js";
 export { EventJournal, STREAMED_EVENT_TYPES, TERMINAL_EVENT_TYPES, type StreamedEvent, type StreamedEventType } from "./event-journal.js";
 export { AuthService } from "./service/auth-service.js";
-export {
-  PERMISSIONS,
-  ROLE_PERMISSIONS,
-  ROUTE_PERMISSIONS,
-  roleHasPermission,
-  routeAccess,
-  routeKey,
-  isSelfAuthenticated,
-  PIPELINE_SECRETS_PERMISSION,
-  SELF_AUTHENTICATED_ROUTES,
-  type Permission,
-  type RouteAccess,
-} from "./auth/permissions.js";
+export { ROLE_PERMISSIONS, roleHasPermission, PIPELINE_SECRETS_PERMISSION } from "./auth/permissions.js";
 export { hideSecretsFrom, seesPipelineSecrets } from "./auth/hide-secrets.js";
 export { crossSiteRefusal, type BrowserRequest } from "./auth/same-origin.js";
 export { API_KEY_IDENTITY, OPEN_MODE_IDENTITY, type AuthenticatedPrincipal, type Credentials, type Principal } from "./auth/principal.js";

@@ -35,6 +35,3 @@ export async function verifyToken(secret: Uint8Array, token: string, now: Date):
     return null;
   }
 }
-
-/** A JWT has three base64url segments; API keys and other strings do not. */
-export const looksLikeJwt = (value: string): boolean => /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(value);

@@ -65,6 +65,3 @@ export function compileExpression(source: string): CompiledExpression {
     }
   };
 }
-
-/** Names of the transforms/functions expressions may use (docs, errors). */
-export const EXPRESSION_TRANSFORMS = Object.freeze(Object.keys(transforms));

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { ResolvedConnection } from "../connectors/resolver.js";
 import type { LogLevel } from "../model/run.js";
-import type { NodeType, PipelineNode } from "../model/node.js";
+import type { PipelineNode } from "../model/node.js";
 import type { DataSet, Row } from "./dataset.js";
 import type { HttpClient } from "./http/http-client.js";
 
@@ -58,18 +58,70 @@ export interface NodeResult {
   skipDownstream?: boolean;
 }
 
-/** One node type: its config schema (validation) and how it runs. One file per type under `engine/nodes/`. */
-export interface NodeTypeDefinition<C = Record<string, unknown>> {
-  readonly type: NodeType;
+export interface TableRef {
+  /** Connection id, or "" when the node names none. */
+  conn_id: string;
+  table: string;
+}
+
+/** What one node touches outside its pipeline (lineage, impact, used-by). */
+export interface NodeReferences {
+  connections: string[];
+  tablesRead: TableRef[];
+  tablesWritten: TableRef[];
+  filesRead: string[];
+  filesWritten: string[];
+  apisRead: string[];
+  apisWritten: string[];
+  variables: string[];
+}
+
+/**
+ * What a node type declares it references, from a node's stored config (which may be incomplete or invalid, so
+ * read it defensively). `config.conn_id` and every `${var.KEY}` are found for every type without being listed here.
+ */
+export type DeclaredReferences = Partial<Omit<NodeReferences, "variables">>;
+
+/**
+ * One node type, described once: its name, config schema (validation), whether it has effects outside the run
+ * (not executed by a dry run; a node with effects may end a branch), what it references (lineage, impact,
+ * used-by) and how it runs. One file per built-in type under `engine/nodes/`, one registry (`nodes/index.ts`).
+ */
+export interface NodeTypeDefinition<C = Record<string, unknown>, T extends string = string> {
+  readonly type: T;
   readonly configSchema: z.ZodType<C, unknown>;
+  /** Writes, sends or changes something outside the run (tables, files, APIs, messages). */
+  readonly effects: boolean;
+  references(config: Readonly<Record<string, unknown>>): DeclaredReferences;
   run(ctx: NodeContext, config: C, inputs: DataSet[]): Promise<NodeResult>;
 }
 
-/** Helper so each node file gets its config type inferred from its schema. */
-export function defineNodeType<S extends z.ZodType>(def: {
-  type: NodeType;
+/** Node types by type name: the built-in registry, or it merged with `createSluice({ nodeTypes })`. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type NodeTypeRegistry = Readonly<Partial<Record<string, NodeTypeDefinition<any>>>>;
+
+/** The definition of `type` in `registry` (own keys only: `constructor` or `__proto__` are not node types). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function lookupNodeType(registry: NodeTypeRegistry, type: string): NodeTypeDefinition<any> | undefined {
+  return Object.hasOwn(registry, type) ? registry[type] : undefined;
+}
+
+/**
+ * Defines a node type with its config type inferred from its schema. `effects` defaults to false and `references`
+ * to nothing beyond `conn_id` and `${var.*}`.
+ */
+export function defineNodeType<S extends z.ZodType, T extends string = string>(def: {
+  type: T;
   configSchema: S;
+  effects?: boolean;
+  references?(config: Readonly<Record<string, unknown>>): DeclaredReferences;
   run(ctx: NodeContext, config: z.infer<S>, inputs: DataSet[]): Promise<NodeResult>;
-}): NodeTypeDefinition<z.infer<S>> {
-  return def as NodeTypeDefinition<z.infer<S>>;
+}): NodeTypeDefinition<z.infer<S>, T> {
+  return {
+    type: def.type,
+    configSchema: def.configSchema as z.ZodType<z.infer<S>, unknown>,
+    effects: def.effects ?? false,
+    references: def.references ?? (() => ({})),
+    run: def.run,
+  };
 }

@@ -100,14 +100,3 @@ export async function renderSqlTemplate(sql: string, scope: TemplateScope): Prom
   }
   return { sql: out, bindings };
 }
-
-/** Keys of `${param.*}` / `${var.*}` used in a text (validation, used-by). */
-export function placeholderKeys(text: string): { params: string[]; vars: string[] } {
-  const params = new Set<string>();
-  const vars = new Set<string>();
-  for (const m of text.matchAll(PLACEHOLDER)) {
-    if (m[1] === "param") params.add(m[2]!);
-    if (m[1] === "var") vars.add(m[2]!);
-  }
-  return { params: [...params], vars: [...vars] };
-}

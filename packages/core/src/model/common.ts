@@ -1,16 +1,5 @@
 import { z } from "zod";
 
-/** ISO 8601 UTC timestamp with `Z`, as every resource carries it. */
-export const TimestampSchema = z.string();
-export type Timestamp = z.infer<typeof TimestampSchema>;
-
-export const ErrorBodySchema = z.object({
-  error: z.string(),
-  details: z.unknown().optional(),
-  errors: z.array(z.string()).optional(),
-});
-export type ErrorBody = z.infer<typeof ErrorBodySchema>;
-
 /** Default and maximum page size for every paginated list (DESIGN.md §3). */
 export const PER_PAGE_DEFAULT = 50;
 export const PER_PAGE_MAX = 500;

@@ -1,7 +1,8 @@
 import { matchesApiKey } from "../auth/api-keys.js";
 import { LOCKOUT_DURATION_MS, LOCKOUT_THRESHOLD, LOCKOUT_WINDOW_MS, lockRemainingSeconds } from "../auth/lockout.js";
 import { hashPassword, prepareDummyHash, verifyPassword } from "../auth/password.js";
-import { roleHasPermission, type RouteAccess } from "../auth/permissions.js";
+import { roleHasPermission } from "../auth/permissions.js";
+import type { RouteAccess } from "../model/permissions.js";
 import { API_KEY_IDENTITY, OPEN_MODE_IDENTITY, type AuthenticatedPrincipal, type Credentials, type Principal } from "../auth/principal.js";
 import { signToken, verifyToken } from "../auth/tokens.js";
 import type { Clock } from "../clock.js";
@@ -99,17 +100,13 @@ export class AuthService {
   }
 
   /**
-   * The permission check for one route: public routes and open mode let everyone through; otherwise missing or
-   * invalid credentials are 401 and a role without the permission is 403. `access` undefined means the route is
-   * missing from the permission table, which is refused (fail closed) and logged.
+   * The permission check for one operation: public operations (and the webhook, which checks its own token) let
+   * everyone through, as does open mode; otherwise missing or invalid credentials are 401 and a role without the
+   * permission is 403.
    */
-  async authorize(access: RouteAccess | undefined, credentials: Credentials, route: string): Promise<Principal> {
-    if (access === undefined) {
-      this.deps.logger.error("route has no entry in the permission table; refusing it", { route });
-      throw new SluiceError("forbidden", "this route has no permission entry and is refused");
-    }
-    // public routes need nobody (the webhook checks its own token), so credentials are not even looked at
-    if (access === "public") return { kind: "guest" };
+  async authorize(access: RouteAccess, credentials: Credentials): Promise<Principal> {
+    // credentials are not even looked at
+    if (access === "public" || access === "webhook") return { kind: "guest" };
     if (await this.isOpen()) {
       return (await this.authenticate(credentials).catch(() => null)) ?? { kind: "anonymous", user: OPEN_MODE_IDENTITY };
     }

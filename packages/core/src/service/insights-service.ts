@@ -3,14 +3,13 @@ import { notFound } from "../errors.js";
 import { computeImpact, type Impact } from "../insights/impact.js";
 import { buildLineage, type LineageGraph } from "../insights/lineage.js";
 import {
-  SearchQuerySchema,
+  type SearchQuery,
   type Dashboard,
   type PipelineRunSummary,
   type SearchResult,
   type TrendEntry,
 } from "../model/insights.js";
 import type { Store } from "../store/ports.js";
-import { parseInput } from "../validation.js";
 
 const DAY_MS = 86_400_000;
 
@@ -80,8 +79,7 @@ export class InsightsService {
     };
   }
 
-  async search(query: unknown): Promise<SearchResult[]> {
-    const { q, limit } = parseInput(SearchQuerySchema, query, "query");
+  async search({ q, limit }: SearchQuery): Promise<SearchResult[]> {
     return this.deps.store.insights.search(q, limit);
   }
 

@@ -11,13 +11,13 @@ import { NODE_CONFIG_SCHEMAS } from "../engine/nodes/config-schemas.js";
 import type { NodeTypeRegistry } from "../engine/run-execution.js";
 import type { PaginationQuery, Page } from "../model/common.js";
 import { PER_PAGE_DEFAULT } from "../model/common.js";
-import { DlqQuerySchema, type DlqEntry } from "../model/dlq.js";
+import { DlqQuerySchema, type DlqEntry, type DlqQuery } from "../model/dlq.js";
 import type { NodeType } from "../model/node.js";
 import type { Pipeline } from "../model/pipeline.js";
 import {
   BACKFILL_MAX_DATES,
   BackfillRequestSchema,
-  LogsQuerySchema,
+  type LogsQuery,
   TriggerRunRequestSchema,
   type CalendarDay,
   type DryRunNodeResult,
@@ -131,8 +131,7 @@ export class RunService {
     return { id: runId, status: "pending" };
   }
 
-  async logs(runId: string, query: unknown = {}): Promise<LogEntry[]> {
-    const filter = parseInput(LogsQuerySchema, query ?? {}, "query");
+  async logs(runId: string, filter: LogsQuery = {}): Promise<LogEntry[]> {
     await this.requireRun(runId);
     return this.deps.store.runs.logs(runId, filter);
   }
@@ -164,8 +163,8 @@ export class RunService {
     return this.deps.insights.trends(days);
   }
 
-  async dlqList(pipelineId: string, query: unknown = {}): Promise<DlqEntry[]> {
-    const { include_resolved, limit } = parseInput(DlqQuerySchema, query ?? {}, "query");
+  async dlqList(pipelineId: string, query: Partial<DlqQuery> = {}): Promise<DlqEntry[]> {
+    const { include_resolved, limit } = { ...DlqQuerySchema.parse({}), ...query };
     if (!(await this.deps.store.pipelines.existingIds([pipelineId])).has(pipelineId)) throw notFound("pipeline", pipelineId);
     return this.deps.store.runs.listDlq(pipelineId, include_resolved, limit);
   }

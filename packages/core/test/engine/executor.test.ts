@@ -119,7 +119,7 @@ describe("executor", () => {
     expect(dlq[0]).toMatchObject({ run_id: run.id, node_id: "bad", node_name: "Bad", error: "planned failure 2", payload: [{ k: 1 }, { k: 2 }], resolved: false });
     expect(await sluice.runs.dlqResolve(id, dlq[0]!.id)).toEqual({ id: dlq[0]!.id, status: "resolved" });
     expect(await sluice.runs.dlqList(id)).toEqual([]);
-    expect(await sluice.runs.dlqList(id, { include_resolved: "true" })).toHaveLength(1);
+    expect(await sluice.runs.dlqList(id, { include_resolved: true })).toHaveLength(1);
   });
 
   it("aborts a timed-out attempt through its signal", async () => {

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { TLSSocket } from "node:tls";
-import { crossSiteRefusal, routeAccess, SluiceError, type Principal, type Sluice } from "@sluice/core";
+import { crossSiteRefusal, OPERATIONS, SluiceError, type Principal, type Sluice } from "@sluice/core";
 import { credentialsFromHeaders } from "./credentials.js";
 
 export interface UpgradeOriginOptions {
@@ -40,5 +40,5 @@ export function authorizeUpgrade(sluice: Sluice, request: IncomingMessage, optio
     trustedOrigins: options.trustedOrigins ?? [],
   });
   if (refusal) return Promise.reject(new SluiceError("forbidden", refusal));
-  return sluice.auth.authorize(routeAccess("GET", "/ws"), credentials, "GET /ws");
+  return sluice.auth.authorize(OPERATIONS.events.access, credentials);
 }

@@ -1,67 +1,71 @@
-import { ERROR_CODES, SLUICE_VERSION } from "@sluice/core";
+import { ERROR_CODES, OPERATION_IO, OPERATIONS, pathParamNames, SLUICE_VERSION, type OperationId } from "@sluice/core";
 import { z } from "zod";
-import { ROUTE_DOCS } from "./route-docs.js";
 
-export interface RouteRef {
-  method: string;
-  /** Router pattern without the prefix, `:param` syntax. */
-  path: string;
-  /** `/api` or "" for root routes. */
-  prefix: string;
-}
+const ERROR_STATUS: Readonly<Record<number, string>> = {
+  400: "invalid input",
+  401: "missing or invalid credentials",
+  403: "not permitted",
+  404: "not found",
+};
 
-const STATUS_TEXT: Record<number, string> = { 400: "invalid input", 401: "missing or invalid credentials", 403: "not permitted", 404: "not found" };
-
-const keyOf = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
-const docKey = (method: string, path: string) => keyOf(method, path).replace(/:[A-Za-z0-9_]+/g, ":param");
-const DOCS_BY_KEY = new Map(Object.entries(ROUTE_DOCS).map(([k, v]) => [k.replace(/:[A-Za-z0-9_]+/g, ":param"), v]));
-
-/** The route's doc entry, if any (parameter names do not matter). */
-export function routeDoc(method: string, path: string) {
-  return DOCS_BY_KEY.get(docKey(method, path));
-}
-
-function jsonSchema(schema: z.ZodType): unknown {
+/** A zod schema as JSON Schema: request bodies in full; response types (not validated) by name. */
+function jsonSchema(schema: z.ZodType, io: "input" | "output"): unknown {
   try {
-    return z.toJSONSchema(schema, { io: "input", unrepresentable: "any" });
+    return z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" });
   } catch {
-    return { type: "object" };
+    return {};
   }
+}
+
+function queryParameters(schema: z.ZodType | undefined): Record<string, unknown>[] {
+  if (!schema) return [];
+  const json = jsonSchema(schema, "input") as { properties?: Record<string, unknown>; required?: string[] };
+  return Object.entries(json.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: "query",
+    required: json.required?.includes(name) ?? false,
+    schema: property,
+  }));
 }
 
 /**
- * OpenAPI 3.1 for exactly the routes the app registers (so the document can never list a route that does not
- * exist or miss one that does); summaries and request bodies come from ROUTE_DOCS and core's zod schemas.
+ * OpenAPI 3.1 generated from the operation table: one operation per entry (operationId = the table's id), with its
+ * summary, path and query parameters, request body schema (the zod schema the service validates with), success
+ * status and the permission it needs (`x-sluice-access`).
  */
-export function buildOpenApi(routes: readonly RouteRef[]): Record<string, unknown> {
+export function buildOpenApi(prefix: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of routes) {
-    const method = route.method.toLowerCase();
-    if (method === "head" || method === "options") continue;
-    const openPath = `${route.prefix}${route.path}`.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
-    const doc = routeDoc(route.method, route.path);
-    const params = [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
-    const query = Object.entries(doc?.query ?? {}).map(([name, description]) => ({ name, in: "query", required: name === "q", description, schema: { type: "string" } }));
-    const [status, description] = doc?.success ?? [200, "success"];
-    const responses: Record<string, unknown> = {
-      [String(status)]: status === 204 ? { description } : { description, content: { "application/json": { schema: {} } } },
-    };
-    for (const code of [400, 401, 403, 404]) {
-      responses[String(code)] = { description: STATUS_TEXT[code], content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
+  for (const id of Object.keys(OPERATIONS) as OperationId[]) {
+    const spec = OPERATIONS[id];
+    const io: { query?: z.ZodType; body?: z.ZodType; response: z.ZodType } = OPERATION_IO[id];
+    const openPath = "root" in spec ? spec.path : `${prefix}${spec.path}`;
+    const method = spec.method.toLowerCase();
+    const success =
+      spec.status === 204 || "websocket" in spec
+        ? { description: spec.returns }
+        : { description: spec.returns, content: { "application/json": { schema: jsonSchema(io.response, "output") } } };
+    const responses: Record<string, unknown> = { [String(spec.status)]: success };
+    for (const [status, description] of Object.entries(ERROR_STATUS)) {
+      responses[status] = { description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
     }
     const operation: Record<string, unknown> = {
-      operationId: `${method}${openPath.replace(/[{}]/g, "").replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ""))}`,
-      summary: doc?.summary ?? `${route.method} ${route.path}`,
-      tags: [doc?.tag ?? "other"],
-      parameters: [...params, ...query],
+      operationId: id,
+      summary: spec.summary,
+      tags: [spec.tag],
+      parameters: [
+        ...pathParamNames(spec.path).map((name) => ({ name, in: "path", required: true, schema: { type: "string" } })),
+        ...queryParameters(io.query),
+      ],
       responses,
+      "x-sluice-access": spec.access,
+      ...(spec.access === "public" || spec.access === "webhook" ? { security: [] } : {}),
     };
-    if (doc?.body) operation.requestBody = { required: true, content: { "application/json": { schema: jsonSchema(doc.body) } } };
-    paths[openPath] = { ...paths[openPath], [method]: operation };
+    if (io.body) operation.requestBody = { required: !io.body.safeParse(undefined).success, content: { "application/json": { schema: jsonSchema(io.body, "input") } } };
+    paths[openPath.replace(/\{([A-Za-z0-9_]+)\}/g, "{$1}")] = { ...paths[openPath], [method]: operation };
   }
   return {
     openapi: "3.1.0",
-    info: { title: "Sluice API", version: SLUICE_VERSION, description: "Data-pipeline orchestration. Errors are JSON {error}." },
+    info: { title: "Sluice API", version: SLUICE_VERSION, description: "Data-pipeline orchestration. Errors are JSON {error, code}." },
     servers: [{ url: "/" }],
     components: {
       securitySchemes: {
@@ -73,7 +77,12 @@ export function buildOpenApi(routes: readonly RouteRef[]): Record<string, unknow
         Error: {
           type: "object",
           required: ["error", "code"],
-          properties: { error: { type: "string" }, code: { type: "string", enum: [...ERROR_CODES] }, errors: { type: "array", items: { type: "string" } }, details: {} },
+          properties: {
+            error: { type: "string" },
+            code: { type: "string", enum: [...ERROR_CODES] },
+            errors: { type: "array", items: { type: "string" } },
+            details: {},
+          },
         },
       },
     },

@@ -1,28 +1,27 @@
-import type Router from "@koa/router";
 import type { Sluice } from "@sluice/core";
 import { clearSessionCookie, setSessionCookie } from "../auth/session-cookie.js";
-import { body, principal, send } from "../http.js";
+import type { OperationHandler, RoutedOperationId } from "../operations.js";
 
-export function registerAuthRoutes(router: Router, sluice: Sluice): void {
+type Ids = Extract<RoutedOperationId, "login" | "logout" | "getSetup" | "getMe" | "listUsers" | "createUser" | "changePassword" | "adminResetPassword">;
+
+export function authHandlers(sluice: Sluice): Record<Ids, OperationHandler> {
   const auth = sluice.auth;
-
-  router.post("/auth/login", async (ctx) => {
-    const login = await auth.login(body(ctx));
-    setSessionCookie(ctx, login.token);
-    send(ctx, 200, login);
-  });
-  router.post("/auth/logout", (ctx) => {
-    clearSessionCookie(ctx);
-    send(ctx, 204);
-  });
-  router.get("/auth/setup", async (ctx) => send(ctx, 200, await auth.setupStatus()));
-  router.get("/auth/me", (ctx) => send(ctx, 200, auth.me(principal(ctx))));
-  router.get("/auth/users", async (ctx) => send(ctx, 200, await auth.listUsers()));
-  router.post("/auth/users", async (ctx) => send(ctx, 201, await auth.createUser(principal(ctx), body(ctx))));
-  router.post("/auth/change-password", async (ctx) => {
-    const login = await auth.changePassword(principal(ctx), body(ctx));
-    setSessionCookie(ctx, login.token);
-    send(ctx, 200, login);
-  });
-  router.post("/auth/admin-reset-password", async (ctx) => send(ctx, 200, await auth.adminResetPassword(principal(ctx), body(ctx))));
+  return {
+    login: async ({ body, ctx }) => {
+      const login = await auth.login(body);
+      setSessionCookie(ctx, login.token);
+      return login;
+    },
+    logout: ({ ctx }) => clearSessionCookie(ctx),
+    getSetup: () => auth.setupStatus(),
+    getMe: ({ principal }) => auth.me(principal),
+    listUsers: () => auth.listUsers(),
+    createUser: ({ principal, body }) => auth.createUser(principal, body),
+    changePassword: async ({ principal, body, ctx }) => {
+      const login = await auth.changePassword(principal, body);
+      setSessionCookie(ctx, login.token);
+      return login;
+    },
+    adminResetPassword: ({ principal, body }) => auth.adminResetPassword(principal, body),
+  };
 }

@@ -1,18 +1,28 @@
-import type Router from "@koa/router";
-import { PaginationQuerySchema, type Sluice } from "@sluice/core";
-import { body, parseQuery, pathParam, send } from "../http.js";
+import type { PaginationQuery, Sluice } from "@sluice/core";
+import type { OperationHandler, RoutedOperationId } from "../operations.js";
 
-export function registerConnectionRoutes(router: Router, sluice: Sluice): void {
+type Ids = Extract<
+  RoutedOperationId,
+  | "connectionTypes"
+  | "listConnections"
+  | "createConnection"
+  | "getConnection"
+  | "updateConnection"
+  | "deleteConnection"
+  | "testConnection"
+  | "connectionUsedBy"
+>;
+
+export function connectionHandlers(sluice: Sluice): Record<Ids, OperationHandler> {
   const connections = sluice.connections;
-  router.get("/connection-types", (ctx) => send(ctx, 200, connections.types()));
-  router.get("/connections", async (ctx) => send(ctx, 200, await connections.list(parseQuery(ctx, PaginationQuerySchema))));
-  router.post("/connections", async (ctx) => send(ctx, 201, await connections.create(body(ctx))));
-  router.get("/connections/:conn_id", async (ctx) => send(ctx, 200, await connections.get(pathParam(ctx, "conn_id"))));
-  router.put("/connections/:conn_id", async (ctx) => send(ctx, 200, await connections.update(pathParam(ctx, "conn_id"), body(ctx) ?? {})));
-  router.delete("/connections/:conn_id", async (ctx) => {
-    await connections.delete(pathParam(ctx, "conn_id"));
-    send(ctx, 204);
-  });
-  router.post("/connections/:conn_id/test", async (ctx) => send(ctx, 200, await connections.test(pathParam(ctx, "conn_id"))));
-  router.get("/connections/:conn_id/used-by", async (ctx) => send(ctx, 200, await connections.usedBy(pathParam(ctx, "conn_id"))));
+  return {
+    connectionTypes: () => connections.types(),
+    listConnections: ({ query }) => connections.list(query as PaginationQuery),
+    createConnection: ({ body }) => connections.create(body),
+    getConnection: ({ params }) => connections.get(params.conn_id!),
+    updateConnection: ({ params, body }) => connections.update(params.conn_id!, body ?? {}),
+    deleteConnection: ({ params }) => connections.delete(params.conn_id!),
+    testConnection: ({ params }) => connections.test(params.conn_id!),
+    connectionUsedBy: ({ params }) => connections.usedBy(params.conn_id!),
+  };
 }

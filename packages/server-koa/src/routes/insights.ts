@@ -1,11 +1,16 @@
-import type Router from "@koa/router";
-import type { Sluice } from "@sluice/core";
-import { pathParam, send } from "../http.js";
+import type { SearchQuery, Sluice } from "@sluice/core";
+import type { OperationHandler, RoutedOperationId } from "../operations.js";
 
-export function registerInsightRoutes(router: Router, sluice: Sluice): void {
-  router.get("/dashboard", async (ctx) => send(ctx, 200, await sluice.insights.dashboard()));
-  router.get("/pipelines/summary", async (ctx) => send(ctx, 200, await sluice.insights.summary()));
-  router.get("/search", async (ctx) => send(ctx, 200, await sluice.insights.search(ctx.query)));
-  router.get("/lineage", async (ctx) => send(ctx, 200, await sluice.insights.lineage()));
-  router.get("/pipelines/:id/impact", async (ctx) => send(ctx, 200, await sluice.insights.impact(pathParam(ctx, "id"))));
+type Ids = Extract<RoutedOperationId, "dashboard" | "pipelineSummary" | "search" | "lineage" | "impact" | "schedulerStatus" | "dependencies">;
+
+export function insightHandlers(sluice: Sluice): Record<Ids, OperationHandler> {
+  return {
+    dashboard: () => sluice.insights.dashboard(),
+    pipelineSummary: () => sluice.insights.summary(),
+    search: ({ query }) => sluice.insights.search(query as SearchQuery),
+    lineage: () => sluice.insights.lineage(),
+    impact: ({ params }) => sluice.insights.impact(params.id!),
+    schedulerStatus: () => sluice.scheduler.status(),
+    dependencies: ({ params }) => sluice.scheduler.dependencies(params.id!),
+  };
 }

@@ -1,40 +1,59 @@
-import type Router from "@koa/router";
-import { CalendarQuerySchema, PaginationQuerySchema, type Sluice } from "@sluice/core";
-import { body, parseQuery, pathParam, send } from "../http.js";
+import type { CalendarQuery, DlqQuery, LogsQuery, PaginationQuery, Sluice } from "@sluice/core";
+import type { OperationHandler, RoutedOperationId } from "../operations.js";
 
-/** SPEC part 4 "Running pipelines and runs" and the DLQ rows (DESIGN.md §4 shapes). */
-export function registerRunRoutes(router: Router, sluice: Sluice): void {
+type Ids = Extract<
+  RoutedOperationId,
+  | "triggerRun"
+  | "dryRun"
+  | "backfill"
+  | "listRuns"
+  | "listDlq"
+  | "resolveDlq"
+  | "calendar"
+  | "getRun"
+  | "cancelRun"
+  | "resumeRun"
+  | "runLogs"
+  | "exportRunLogs"
+  | "nodePreview"
+  | "nodeProfile"
+  | "webhook"
+>;
+
+const headerValue = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
+
+/** SPEC part 4 "Running pipelines and runs", the DLQ and the webhook trigger (DESIGN.md §4 shapes). */
+export function runHandlers(sluice: Sluice): Record<Ids, OperationHandler> {
   const runs = sluice.runs;
-  const query = (ctx: { query: Record<string, unknown> }) =>
-    Object.fromEntries(Object.entries(ctx.query).map(([k, v]) => [k, Array.isArray(v) ? v.at(-1) : v]));
-
-  router.post("/pipelines/:id/run", async (ctx) => send(ctx, 202, await runs.triggerFromBody(pathParam(ctx, "id"), body(ctx))));
-  router.post("/pipelines/:id/dry-run", async (ctx) => send(ctx, 200, await runs.dryRun(pathParam(ctx, "id"), body(ctx))));
-  router.post("/pipelines/:id/backfill", async (ctx) => send(ctx, 202, await runs.backfill(pathParam(ctx, "id"), body(ctx))));
-  router.get("/pipelines/:id/runs", async (ctx) =>
-    send(ctx, 200, await runs.listForPipeline(pathParam(ctx, "id"), parseQuery(ctx, PaginationQuerySchema))),
-  );
-  router.get("/pipelines/:id/dlq", async (ctx) => send(ctx, 200, await runs.dlqList(pathParam(ctx, "id"), query(ctx))));
-  router.post("/pipelines/:id/dlq/:dlqId/resolve", async (ctx) =>
-    send(ctx, 200, await runs.dlqResolve(pathParam(ctx, "id"), pathParam(ctx, "dlqId"))),
-  );
-
-  router.get("/runs/calendar", async (ctx) => send(ctx, 200, await runs.calendar(parseQuery(ctx, CalendarQuerySchema).days)));
-  router.get("/runs/:run_id", async (ctx) => send(ctx, 200, await runs.get(pathParam(ctx, "run_id"))));
-  router.post("/runs/:run_id/cancel", async (ctx) => send(ctx, 200, await runs.cancel(pathParam(ctx, "run_id"))));
-  router.post("/runs/:run_id/resume", async (ctx) => send(ctx, 202, await runs.resume(pathParam(ctx, "run_id"))));
-  router.get("/runs/:run_id/logs", async (ctx) => send(ctx, 200, await runs.logs(pathParam(ctx, "run_id"), query(ctx))));
-  router.get("/runs/:run_id/logs/export", async (ctx) => {
-    const id = pathParam(ctx, "run_id");
-    const text = await runs.exportLogs(id);
-    ctx.type = "text/plain; charset=utf-8";
-    ctx.set("Content-Disposition", `attachment; filename="run-${id.replace(/[^A-Za-z0-9_-]/g, "_")}-logs.txt"`);
-    send(ctx, 200, text);
-  });
-  router.get("/runs/:run_id/nodes/:node_id/preview", async (ctx) =>
-    send(ctx, 200, await runs.preview(pathParam(ctx, "run_id"), pathParam(ctx, "node_id"))),
-  );
-  router.get("/runs/:run_id/nodes/:node_id/profile", async (ctx) =>
-    send(ctx, 200, await runs.profile(pathParam(ctx, "run_id"), pathParam(ctx, "node_id"))),
-  );
+  return {
+    triggerRun: ({ params, body }) => runs.triggerFromBody(params.id!, body),
+    dryRun: ({ params, body }) => runs.dryRun(params.id!, body),
+    backfill: ({ params, body }) => runs.backfill(params.id!, body),
+    listRuns: ({ params, query }) => runs.listForPipeline(params.id!, query as PaginationQuery),
+    listDlq: ({ params, query }) => runs.dlqList(params.id!, query as DlqQuery),
+    resolveDlq: ({ params }) => runs.dlqResolve(params.id!, params.dlqId!),
+    calendar: ({ query }) => runs.calendar((query as CalendarQuery).days),
+    getRun: ({ params }) => runs.get(params.run_id!),
+    cancelRun: ({ params }) => runs.cancel(params.run_id!),
+    resumeRun: ({ params }) => runs.resume(params.run_id!),
+    runLogs: ({ params, query }) => runs.logs(params.run_id!, query as LogsQuery),
+    exportRunLogs: async ({ params, ctx }) => {
+      const id = params.run_id!;
+      const text = await runs.exportLogs(id);
+      ctx.type = "text/plain; charset=utf-8";
+      ctx.set("Content-Disposition", `attachment; filename="run-${id.replace(/[^A-Za-z0-9_-]/g, "_")}-logs.txt"`);
+      return text;
+    },
+    nodePreview: ({ params }) => runs.preview(params.run_id!, params.node_id!),
+    nodeProfile: ({ params }) => runs.profile(params.run_id!, params.node_id!),
+    // authenticated by the pipeline's own token (query `token` or X-Webhook-Token), not by the API's credentials
+    webhook: ({ params, body, ctx }) => {
+      const queryToken = ctx.query.token;
+      return sluice.webhooks.trigger(params.id!, {
+        token: (Array.isArray(queryToken) ? queryToken[0] : queryToken) ?? headerValue(ctx.headers["x-webhook-token"]),
+        body,
+        idempotencyKey: headerValue(ctx.headers["idempotency-key"]),
+      });
+    },
+  };
 }

@@ -1,9 +1,20 @@
-import type Router from "@koa/router";
 import type { Sluice } from "@sluice/core";
-import { body, send } from "../http.js";
+import type { OperationHandler, RoutedOperationId } from "../operations.js";
 
-export function registerSystemRoutes(router: Router, sluice: Sluice): void {
-  router.get("/system/info", async (ctx) => send(ctx, 200, await sluice.system.info()));
-  router.post("/system/purge", async (ctx) => send(ctx, 200, await sluice.system.purge(body(ctx))));
-  router.get("/health", async (ctx) => send(ctx, 200, { status: "ok" }));
+type Ids = Extract<RoutedOperationId, "health" | "apiHealth" | "rootMetrics" | "metrics" | "systemInfo" | "purge">;
+
+export function systemHandlers(sluice: Sluice): Record<Ids, OperationHandler> {
+  const metrics: OperationHandler = async ({ ctx }) => {
+    const { contentType, body } = await sluice.metrics.render();
+    ctx.type = contentType;
+    return body;
+  };
+  return {
+    health: () => ({ status: "ok" }),
+    apiHealth: () => ({ status: "ok" }),
+    rootMetrics: metrics,
+    metrics,
+    systemInfo: () => sluice.system.info(),
+    purge: ({ body }) => sluice.system.purge(body),
+  };
 }

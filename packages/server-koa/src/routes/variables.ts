@@ -1,19 +1,21 @@
-import type Router from "@koa/router";
-import { PaginationQuerySchema, type Sluice } from "@sluice/core";
-import { body, parseQuery, pathParam, send } from "../http.js";
+import type { PaginationQuery, Sluice } from "@sluice/core";
+import type { OperationHandler, RoutedOperationId } from "../operations.js";
 
-export function registerVariableRoutes(router: Router, sluice: Sluice): void {
+type Ids = Extract<RoutedOperationId, "listVariables" | "upsertVariable" | "getVariable" | "updateVariable" | "deleteVariable" | "variableUsedBy">;
+
+export function variableHandlers(sluice: Sluice): Record<Ids, OperationHandler> {
   const variables = sluice.variables;
-  router.get("/variables", async (ctx) => send(ctx, 200, await variables.list(parseQuery(ctx, PaginationQuerySchema))));
-  router.post("/variables", async (ctx) => {
-    const { created, variable } = await variables.upsert(body(ctx));
-    send(ctx, created ? 201 : 200, variable);
-  });
-  router.get("/variables/:key", async (ctx) => send(ctx, 200, await variables.get(pathParam(ctx, "key"))));
-  router.put("/variables/:key", async (ctx) => send(ctx, 200, await variables.update(pathParam(ctx, "key"), body(ctx))));
-  router.delete("/variables/:key", async (ctx) => {
-    await variables.delete(pathParam(ctx, "key"));
-    send(ctx, 204);
-  });
-  router.get("/variables/:key/used-by", async (ctx) => send(ctx, 200, await variables.usedBy(pathParam(ctx, "key"))));
+  return {
+    listVariables: ({ query }) => variables.list(query as PaginationQuery),
+    upsertVariable: async ({ body, ctx }) => {
+      const { created, variable } = await variables.upsert(body);
+      // 201 when created (the operation's status), 200 when an existing variable was updated
+      if (!created) ctx.status = 200;
+      return variable;
+    },
+    getVariable: ({ params }) => variables.get(params.key!),
+    updateVariable: ({ params, body }) => variables.update(params.key!, body),
+    deleteVariable: ({ params }) => variables.delete(params.key!),
+    variableUsedBy: ({ params }) => variables.usedBy(params.key!),
+  };
 }
