@@ -2,8 +2,8 @@
 //  1. Per-call overhead with a warm runner pool: a `code` job of 10 rows, `return rows.map(...)`, 200 calls.
 //  2. 1,000,000 rows × 5 columns through `rows.map((r) => ({ ...r, total: r.amount * 2 }))` in the sandbox, as a
 //     ratio to the same map run in this process (the baseline, measured in the same run).
-//  3. The same 1M-row map as users run it: a pipeline on a real `sluice serve` over HTTP, the `code` node's
-//     duration against a `transform` (add_column) node doing the same work in the same run.
+//  3. The same map as users run it, on 200,000 rows: a pipeline on a real `sluice serve` over HTTP, the `code`
+//     node's duration against a `transform` (add_column) node doing the same work in the same run.
 // Each figure: min / median / max of 3 runs. Reproduce: `npm run build && node bench/code-sandbox.mjs`.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -92,9 +92,10 @@ const api = async (p, body) => {
   const res = await fetch(`${base}/api${p}`, body === undefined ? {} : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   return res.json();
 };
-const generate = `return Array.from({ length: ${ROWS} }, (_, i) => ({ id: i, name: 'name-' + i, amount: i * 0.5, flag: i % 2 === 0, ts: '2026-11-23T10:00:00.000Z' }));`;
+const HTTP_ROWS = 200_000;
+const generate = `return Array.from({ length: ${HTTP_ROWS} }, (_, i) => ({ id: i, name: 'name-' + i, amount: i * 0.5, flag: i % 2 === 0, ts: '2026-11-23T10:00:00.000Z' }));`;
 const pipeline = await api("/pipelines", {
-  name: "code vs transform, 1M rows",
+  name: "code vs transform, 200k rows",
   nodes: [
     { id: "gen", type: "code", config: { code: generate, memory_mb: 2048 } },
     { id: "code_map", type: "code", config: { code: "return rows.map((r) => ({ ...r, total: r.amount * 2 }));", memory_mb: 2048 } },
@@ -121,8 +122,8 @@ for (let round = 0; round < 3; round++) {
   transformMs.push(run.node_runs.find((n) => n.node_id === "transform_map").duration_ms);
 }
 server.kill("SIGTERM");
-line("sluice serve, 1M rows, transform add_column (baseline)", stats(transformMs));
-line("sluice serve, 1M rows, code rows.map", stats(codeMs));
+line("sluice serve, 200k rows, transform add_column (baseline)", stats(transformMs));
+line("sluice serve, 200k rows, code rows.map", stats(codeMs));
 line("ratio code / transform", stats(codeMs.map((c, i) => c / transformMs[i])), "×");
 console.log(`bench process peak RSS ${(peak / 2 ** 20).toFixed(0)} MB`);
 console.log("reproduce: npm run build && node bench/code-sandbox.mjs");

@@ -75,7 +75,7 @@ class Runner {
   }
 
   /** An idle runner never keeps the server process alive; a busy one does, until its job settles. */
-  private holdProcess(hold: boolean): void {
+  holdProcess(hold: boolean): void {
     const channel = this.child.channel as { ref?: () => void; unref?: () => void } | null | undefined;
     if (hold) {
       this.child.ref();
@@ -115,6 +115,8 @@ class Runner {
   kill(): void {
     if (this.dead) return;
     this.dead = true;
+    // held until it has exited, so whoever awaits `exited` is not left with an empty event loop
+    this.child.ref();
     this.child.kill("SIGKILL");
   }
 }

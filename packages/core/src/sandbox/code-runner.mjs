@@ -106,36 +106,36 @@ function failure(spec, e, timedOut) {
 }
 
 /**
- * An isolate with its context and globals set up, made ahead of the job that will use it (the next job's is made
- * while the runner is idle, so a job does not wait for it). `job` is filled in when a job takes it.
+ * A context with its globals set up, made ahead of the job that will use it (right after the previous job, so a
+ * job does not wait for it). Each job gets a new context; after a job that ended cleanly the next context is made in
+ * the same isolate (its globals and built-ins are new, so nothing a job changed is seen by the next one); a job that
+ * failed, timed out or ran out of memory ends the whole runner process. `job` is filled in when a job takes it.
  */
-function prepareSandbox(memoryMb, maxLogLines) {
-  const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
+function prepareSandbox(memoryMb, maxLogLines, isolate = new ivm.Isolate({ memoryLimit: memoryMb })) {
   const sandbox = { isolate, memoryMb, maxLogLines, timers: new Set(), job: { id: 0, timeoutMs: 0 } };
   const log = (level, message) => {
     process.send({ t: "log", id: sandbox.job.id, level, message: message.length > 4000 ? `${message.slice(0, 4000)}…` : message });
   };
-  sandbox.ready = (async () => {
-    const ctx = await isolate.createContext();
-    await ctx.global.set("__log", new ivm.Callback((level, message) => log(String(level), String(message))));
-    await ctx.global.set(
-      "__schedule",
-      new ivm.Callback((timerId, ms) => {
-        const t = setTimeout(() => {
-          sandbox.timers.delete(t);
-          if (!isolate.isDisposed) wake.apply(undefined, [Number(timerId)], { timeout: sandbox.job.timeoutMs }).catch(() => undefined);
-        }, Math.min(Math.max(0, Number(ms) || 0), sandbox.job.timeoutMs));
-        sandbox.timers.add(t);
-      }),
-    );
-    await ctx.evalClosure(PRELUDE, [maxLogLines]);
-    const wake = await ctx.global.get("__wake", { reference: true });
-    const droppedLines = await ctx.global.get("__dropped", { reference: true });
-    await ctx.global.delete("__wake");
-    await ctx.global.delete("__dropped");
-    return { ctx, droppedLines };
-  })();
-  sandbox.ready.catch(() => undefined);
+  const ctx = isolate.createContextSync();
+  ctx.global.setSync("__log", new ivm.Callback((level, message) => log(String(level), String(message))));
+  ctx.global.setSync(
+    "__schedule",
+    new ivm.Callback((timerId, ms) => {
+      const t = setTimeout(() => {
+        sandbox.timers.delete(t);
+        if (!isolate.isDisposed) wake.apply(undefined, [Number(timerId)], { timeout: sandbox.job.timeoutMs }).catch(() => undefined);
+      }, Math.min(Math.max(0, Number(ms) || 0), sandbox.job.timeoutMs));
+      sandbox.timers.add(t);
+    }),
+  );
+  ctx.evalClosureSync(PRELUDE, [maxLogLines]);
+  ctx.evalSync(COLLECT);
+  const wake = ctx.global.getSync("__wake", { reference: true });
+  const droppedLines = ctx.global.getSync("__dropped", { reference: true });
+  ctx.global.deleteSync("__wake");
+  ctx.global.deleteSync("__dropped");
+  sandbox.ctx = ctx;
+  sandbox.ready = Promise.resolve({ ctx, droppedLines });
   return sandbox;
 }
 
@@ -165,17 +165,22 @@ function startJob(id, spec) {
     timedOut = true;
     if (!isolate.isDisposed) isolate.dispose();
   }, spec.timeoutMs);
-  const finish = () => {
+  const finish = (clean) => {
     clearTimeout(deadline);
     for (const t of timers) clearTimeout(t);
-    if (!isolate.isDisposed) isolate.dispose();
-    // ready for the next job before it arrives
-    spare ??= prepareSandbox(spec.memoryMb, spec.maxLogLines);
+    if (!clean) {
+      // the server replaces this runner after a failure; nothing is kept
+      if (!isolate.isDisposed) isolate.dispose();
+      return;
+    }
+    sandbox.ctx.release();
+    // ready for the next job before it arrives: a new context in the same isolate
+    spare = prepareSandbox(spec.memoryMb, spec.maxLogLines, isolate);
   };
   const fail = async (message) => {
     if (failed) return;
     failed = true;
-    finish();
+    finish(false);
     await send({ t: "error", id, message });
   };
   let droppedLines = null;
@@ -198,17 +203,19 @@ function startJob(id, spec) {
     id,
     push(input, json) {
       step(async (ctx) => {
-        await ctx.evalClosure(
+        // the small steps run synchronously (no thread hop per call); each has the node's time limit
+        ctx.evalClosureSync(
           "const rows = JSON.parse($1), into = (globalThis.__inputs[$0] ??= []); for (let i = 0; i < rows.length; i++) into.push(rows[i]);",
           // an ExternalCopy moves the text into the isolate faster than a plain string argument
           [input, new ivm.ExternalCopy(json).copyInto({ release: true })],
+          { timeout: spec.timeoutMs },
         );
         process.send({ t: "ack", id });
       });
     },
     run() {
       step(async (ctx) => {
-        await ctx.evalClosure(
+        ctx.evalClosureSync(
           `const all = globalThis.__inputs; delete globalThis.__inputs;
            const meta = JSON.parse($0);
            const inputs = meta.inputs.map((m, i) => ({ id: m.id, columns: m.columns, rows: all[i] ?? [] }));
@@ -219,10 +226,11 @@ function startJob(id, spec) {
              params: { value: meta.params, writable: true },
            });`,
           [JSON.stringify({ inputs: spec.inputs, params: spec.params })],
+          { timeout: spec.timeoutMs },
         );
         let script;
         try {
-          script = await isolate.compileScript(`globalThis.__result = (async () => {\n${spec.code}\n})();\nglobalThis.__result.catch(() => {});\nundefined;`, {
+          script = isolate.compileScriptSync(`globalThis.__result = (async () => {\n${spec.code}\n})();\nglobalThis.__result.catch(() => {});\nundefined;`, {
             filename: "code-node.js",
             lineOffset: -1,
           });
@@ -230,8 +238,7 @@ function startJob(id, spec) {
           await fail(`syntax error in code: ${describe(e)}`);
           return;
         }
-        await script.run(ctx, { timeout: spec.timeoutMs });
-        await ctx.eval(COLLECT);
+        script.runSync(ctx, { timeout: spec.timeoutMs });
         let columns;
         try {
           columns = await ctx.evalClosure(
@@ -247,13 +254,13 @@ function startJob(id, spec) {
           return;
         }
         for (;;) {
-          const json = await ctx.evalClosure("return globalThis.__nextBatch();", [], { timeout: spec.timeoutMs });
+          const json = ctx.evalClosureSync("return globalThis.__nextBatch();", [], { timeout: spec.timeoutMs });
           if (json === undefined) break;
           await send({ t: "out", id, json });
         }
-        const dropped = await droppedLines.apply(undefined, [], { timeout: spec.timeoutMs });
+        const dropped = droppedLines.applySync(undefined, [], { timeout: spec.timeoutMs });
         if (dropped > 0) log("warning", `${dropped} more console lines were dropped (at most ${spec.maxLogLines} per node)`);
-        finish();
+        finish(true);
         await send({ t: "done", id, columns: typeof columns === "string" ? JSON.parse(columns) : null });
       });
     },
