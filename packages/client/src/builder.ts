@@ -10,9 +10,11 @@ import type { Edge, NodeType, PipelineCreate, PipelineNodeInput } from "@sluice/
  * extract.to(clean).to(load);
  * export default definePipeline({ name: "orders", schedule: "0 2 * * *", nodes: [extract, clean, load] });
  * ```
+ *
+ * A node type the server registered with `createSluice({ nodeTypes })` is built with `node(type, id, config)`.
  */
 
-/** Retry/timeout settings every node accepts (DESIGN.md §6). */
+/** Retry/timeout settings every node accepts (docs/nodes.md). */
 export interface NodeSettings {
   max_retries?: number;
   /** Seconds before the first retry (doubling, capped at 60 s). */
@@ -24,7 +26,7 @@ export interface NodeSettings {
 type Extra = NodeSettings & Record<string, unknown>;
 type FileFormat = "csv" | "json" | "jsonl";
 
-/** Config keys per node type (the server validates the rest; see docs/nodes.md). */
+/** Config keys per built-in node type (the server validates the rest; see docs/nodes.md). */
 export interface NodeConfigs {
   source_db: Extra & { conn_id: string; query: string };
   source_api: Extra & { url?: string; conn_id?: string; path?: string; method?: string; rows_path?: string };
@@ -48,14 +50,17 @@ export interface NodeOptions {
   position?: { x: number; y: number };
 }
 
+/** The config of a node of type `T`: typed for a built-in type, any keys (and the settings) for a custom one. */
+export type NodeConfigOf<T extends string> = T extends NodeType ? NodeConfigs[T] : Extra;
+
 /** A node under construction; `a.to(b)` adds the edge a → b and returns b, so chains read left to right. */
-export class NodeBuilder<T extends NodeType = NodeType> {
+export class NodeBuilder<T extends string = string> {
   readonly downstream: NodeBuilder[] = [];
 
   constructor(
     readonly id: string,
     readonly type: T,
-    readonly config: NodeConfigs[T],
+    readonly config: NodeConfigOf<T>,
     readonly options: NodeOptions = {},
   ) {}
 
@@ -74,10 +79,24 @@ export class NodeBuilder<T extends NodeType = NodeType> {
   }
 }
 
+/**
+ * A node of any type the server knows, built-in or registered by the embedder with `createSluice({ nodeTypes })`:
+ * `node("geocode", "geo", { column: "address" })`. A built-in type gets its typed config.
+ */
+export function node<T extends string>(
+  type: T,
+  id: string,
+  config: NodeConfigOf<T>,
+  options?: NodeOptions,
+): NodeBuilder<T> {
+  return new NodeBuilder(id, type, config, options);
+}
+
 const helper =
   <T extends NodeType>(type: T) =>
   (id: string, config: NodeConfigs[T], options?: NodeOptions): NodeBuilder<T> =>
-    new NodeBuilder(id, type, config, options);
+    // NodeConfigOf<T> is NodeConfigs[T] for every built-in T; TypeScript cannot resolve that for a generic T
+    node(type, id, config as NodeConfigOf<T>, options);
 
 export const sourceDb = helper("source_db");
 export const sourceApi = helper("source_api");
@@ -107,7 +126,8 @@ export function definePipeline(def: PipelineDefinitionInput): PipelineCreate {
   const edges: Edge[] = [...(def.edges ?? [])];
   for (const node of def.nodes) {
     for (const next of node.downstream) {
-      if (!ids.has(next.id)) throw new Error(`pipeline "${def.name}": edge ${node.id} → ${next.id} points at a node not listed in nodes`);
+      if (!ids.has(next.id))
+        throw new Error(`pipeline "${def.name}": edge ${node.id} → ${next.id} points at a node not listed in nodes`);
       edges.push({ from: node.id, to: next.id });
     }
   }

@@ -1,8 +1,8 @@
 import { CronExpressionParser } from "cron-parser";
 import { IANAZone } from "luxon";
-import type { z } from "zod";
-import { NODE_CONFIG_SCHEMAS, TERMINAL_NODE_TYPES } from "../engine/nodes/config-schemas.js";
-import { NODE_TYPES, type NodeType, type PipelineNode } from "../model/node.js";
+import { lookupNodeType, type NodeTypeRegistry } from "../engine/node-type.js";
+import { NODE_TYPE_REGISTRY } from "../engine/nodes/index.js";
+import type { PipelineNode } from "../model/node.js";
 import type { PipelineDefinition, ValidationResult } from "../model/pipeline.js";
 import { topologicalWaves } from "./graph.js";
 
@@ -41,14 +41,23 @@ function dayOfWeekError(field: string): string | null {
 
 type Definition = Pick<
   PipelineDefinition,
-  "name" | "nodes" | "edges" | "schedule" | "schedule_timezone" | "sla_deadline" | "sla_timezone" | "params" | "depends_on"
+  | "name"
+  | "nodes"
+  | "edges"
+  | "schedule"
+  | "schedule_timezone"
+  | "sla_deadline"
+  | "sla_timezone"
+  | "params"
+  | "depends_on"
 >;
 
 /**
- * The rules that make a pipeline unstorable (SPEC part 7): each violation is one message in `errors`.
+ * The rules that make a pipeline unstorable (SPEC part 7): each violation is one message in `errors`. A node type
+ * is known when `registry` (the built-in types, or those of a Sluice instance with its `nodeTypes`) has it.
  * Never throws, whatever the input.
  */
-export function structuralErrors(def: Definition): string[] {
+export function structuralErrors(def: Definition, registry: NodeTypeRegistry = NODE_TYPE_REGISTRY): string[] {
   const errors: string[] = [];
   const name = def.name.trim();
   if (name.length === 0) errors.push("name must not be empty");
@@ -65,8 +74,10 @@ export function structuralErrors(def: Definition): string[] {
   for (const id of duplicates) errors.push(`duplicate node id '${id}'`);
 
   for (const node of def.nodes) {
-    if (!(NODE_TYPES as readonly string[]).includes(node.type)) {
-      errors.push(`node '${node.id}': unknown node type '${node.type}' (expected one of ${NODE_TYPES.join(", ")})`);
+    if (!lookupNodeType(registry, node.type)) {
+      errors.push(
+        `node '${node.id}': unknown node type '${node.type}' (expected one of ${Object.keys(registry).join(", ")})`,
+      );
     }
   }
   for (const [i, edge] of def.edges.entries()) {
@@ -75,7 +86,10 @@ export function structuralErrors(def: Definition): string[] {
     if (edge.from === edge.to) errors.push(`edge ${i} connects node '${edge.from}' to itself`);
   }
   if (duplicates.size === 0 && def.nodes.length <= MAX_NODES) {
-    const waves = topologicalWaves({ nodeIds: def.nodes.map((n) => n.id), edges: def.edges.filter((e) => e.from !== e.to) });
+    const waves = topologicalWaves({
+      nodeIds: def.nodes.map((n) => n.id),
+      edges: def.edges.filter((e) => e.from !== e.to),
+    });
     if (!waves.ok) errors.push(`the graph has a cycle through nodes: ${waves.cycle.join(", ")}`);
   }
 
@@ -96,10 +110,13 @@ export function structuralErrors(def: Definition): string[] {
 }
 
 /** Config errors of one node against its type's schema. */
-export function nodeConfigErrors(node: Pick<PipelineNode, "id" | "type" | "config">): string[] {
-  const schema = NODE_CONFIG_SCHEMAS[node.type as NodeType] as z.ZodType | undefined;
-  if (!schema) return [`node '${node.id}': unknown node type '${node.type}'`];
-  const parsed = schema.safeParse(node.config ?? {});
+export function nodeConfigErrors(
+  node: Pick<PipelineNode, "id" | "type" | "config">,
+  registry: NodeTypeRegistry = NODE_TYPE_REGISTRY,
+): string[] {
+  const def = lookupNodeType(registry, node.type);
+  if (!def) return [`node '${node.id}': unknown node type '${node.type}'`];
+  const parsed = def.configSchema.safeParse(node.config ?? {});
   if (parsed.success) return [];
   return parsed.error.issues.map((issue) => {
     const path = issue.path.length > 0 ? `config.${issue.path.join(".")}: ` : "config: ";
@@ -109,13 +126,13 @@ export function nodeConfigErrors(node: Pick<PipelineNode, "id" | "type" | "confi
 
 const PARAM_REF = /\$\{param\.([A-Za-z0-9_.-]+)\}/g;
 
-/** Warnings: nodes that lead nowhere, unused params, an empty pipeline. */
-export function pipelineWarnings(def: Definition): string[] {
+/** Warnings: nodes that lead nowhere (a node with effects may end a branch), unused params, an empty pipeline. */
+export function pipelineWarnings(def: Definition, registry: NodeTypeRegistry = NODE_TYPE_REGISTRY): string[] {
   const warnings: string[] = [];
   if (def.nodes.length === 0) warnings.push("the pipeline has no nodes");
   const hasDownstream = new Set(def.edges.map((e) => e.from));
   for (const node of def.nodes) {
-    if (!hasDownstream.has(node.id) && !TERMINAL_NODE_TYPES.has(node.type)) {
+    if (!hasDownstream.has(node.id) && !lookupNodeType(registry, node.type)?.effects) {
       warnings.push(`node '${node.id}' has no downstream connections`);
     }
   }
@@ -127,12 +144,17 @@ export function pipelineWarnings(def: Definition): string[] {
   return warnings;
 }
 
-/** Full validation of a definition, as `GET /pipelines/{id}/validate` reports it. */
-export function validatePipelineDefinition(def: Definition, extraErrors: string[] = []): ValidationResult {
-  const errors = [...structuralErrors(def)];
+/** Full validation of a definition, as `GET /pipelines/{id}/validate` reports it (and a trigger refuses). */
+export function validatePipelineDefinition(
+  def: Definition,
+  extraErrors: string[] = [],
+  registry: NodeTypeRegistry = NODE_TYPE_REGISTRY,
+): ValidationResult {
+  const errors = [...structuralErrors(def, registry)];
   for (const node of def.nodes) {
-    if ((NODE_TYPES as readonly string[]).includes(node.type)) errors.push(...nodeConfigErrors(node));
+    // an unknown type is already one structural error
+    if (lookupNodeType(registry, node.type)) errors.push(...nodeConfigErrors(node, registry));
   }
   errors.push(...extraErrors);
-  return { valid: errors.length === 0, errors, warnings: pipelineWarnings(def) };
+  return { valid: errors.length === 0, errors, warnings: pipelineWarnings(def, registry) };
 }

@@ -12,7 +12,7 @@ export interface NodeExecutionSettings {
 
 const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : undefined);
 
-/** `max_retries`, `retry_delay`, `timeout` from the node's config, else from the node object (DESIGN.md §6). */
+/** `max_retries`, `retry_delay`, `timeout` from the node's config, else from the node object (docs/nodes.md). */
 export function executionSettings(node: PipelineNode): NodeExecutionSettings {
   const config = node.config ?? {};
   const maxRetries = Math.floor(num(config.max_retries) ?? node.max_retries ?? 0);

@@ -2,11 +2,13 @@ import { randomUUID } from "node:crypto";
 import os from "node:os";
 import type { Pipeline } from "../model/pipeline.js";
 import type { Run } from "../model/run.js";
-import type { PipelineStore } from "../store/ports.js";
+import type { PipelineStore, RunStore } from "../store/ports.js";
+import type { NodeTypeRegistry } from "./node-type.js";
 import { NODE_TYPE_REGISTRY } from "./nodes/index.js";
-import { INTERRUPTED, RunExecution, type NodeTypeRegistry, type RunExecutionDeps } from "./run-execution.js";
+import { INTERRUPTED, RunExecution, type RunExecutionDeps } from "./run-execution.js";
 
-export interface ExecutorOptions extends Omit<RunExecutionDeps, "registry"> {
+export interface ExecutorOptions extends Omit<RunExecutionDeps, "registry" | "store" | "suppressEffects"> {
+  store: RunStore;
   pipelines: PipelineStore;
   /** Node types this executor runs; default the built-in registry. */
   registry?: NodeTypeRegistry;
@@ -47,7 +49,10 @@ export class Executor {
     this.running = true;
     await this.recover();
     const every = (ms: number, fn: () => Promise<unknown>) => {
-      const t = setInterval(() => void fn().catch((e: unknown) => this.options.logger.error(`executor: ${(e as Error).message}`)), ms);
+      const t = setInterval(
+        () => void fn().catch((e: unknown) => this.options.logger.error(`executor: ${(e as Error).message}`)),
+        ms,
+      );
       t.unref();
       this.timers.push(t);
     };
@@ -115,8 +120,18 @@ export class Executor {
     const go = async () => {
       const pipeline = hint ?? (await this.options.pipelines.get(run.pipeline_id));
       if (!pipeline) {
-        await this.options.store.transition(run.id, ["running"], "failed", { error: "the pipeline was deleted", finished_at: this.now(), owner: null });
-        this.options.events.emit("run.failed", { run_id: run.id, pipeline_id: run.pipeline_id, status: "failed", error: "the pipeline was deleted", timestamp: this.now() });
+        await this.options.store.transition(run.id, ["running"], "failed", {
+          error: "the pipeline was deleted",
+          finished_at: this.now(),
+          owner: null,
+        });
+        this.options.events.emit("run.failed", {
+          run_id: run.id,
+          pipeline_id: run.pipeline_id,
+          status: "failed",
+          error: "the pipeline was deleted",
+          timestamp: this.now(),
+        });
         return;
       }
       const execution = new RunExecution(this.deps, run, pipeline);
@@ -150,12 +165,23 @@ export class Executor {
     const dead: (string | null)[] = [];
     for (const { owner, heartbeat_at } of await this.options.store.runningOwners()) {
       if (owner === this.owner) continue;
-      if (owner === null || ownerProcessGone(owner) || (heartbeat_at !== null && Date.parse(heartbeat_at) < staleBefore)) dead.push(owner);
+      if (
+        owner === null ||
+        ownerProcessGone(owner) ||
+        (heartbeat_at !== null && Date.parse(heartbeat_at) < staleBefore)
+      )
+        dead.push(owner);
     }
     if (dead.length === 0) return [];
     const failed = await this.options.store.failRunsOfOwners(dead, INTERRUPTED, this.now());
     for (const run of failed) {
-      this.options.events.emit("run.failed", { run_id: run.id, pipeline_id: run.pipeline_id, status: "failed", error: INTERRUPTED, timestamp: this.now() });
+      this.options.events.emit("run.failed", {
+        run_id: run.id,
+        pipeline_id: run.pipeline_id,
+        status: "failed",
+        error: INTERRUPTED,
+        timestamp: this.now(),
+      });
     }
     return failed;
   }

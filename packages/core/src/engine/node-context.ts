@@ -82,7 +82,8 @@ export function createNodeContext(o: NodeContextOptions): NodeContext {
         // at every use, not at creation: a symlink may have been created since
         return await confineConnection(conn, { fileRoots: o.fileRoots, stateFiles });
       } catch (e) {
-        if (e instanceof SluiceError && e.code === "not_found") throw new SluiceError("invalid", `unknown connection '${connId}'`);
+        if (e instanceof SluiceError && e.code === "not_found")
+          throw new SluiceError("invalid", `unknown connection '${connId}'`);
         throw e;
       }
     },

@@ -65,7 +65,14 @@ function computeProfile(nodeId: string, data: DataSet): NodeProfile {
         if (max === undefined || (typeof max === typeof v && v > max)) max = v;
       }
     }
-    const type = types.size === 0 ? "null" : types.size === 1 ? [...types][0]! : types.has("number") && types.has("integer") && types.size === 2 ? "number" : "mixed";
+    const type =
+      types.size === 0
+        ? "null"
+        : types.size === 1
+          ? [...types][0]!
+          : types.has("number") && types.has("integer") && types.size === 2
+            ? "number"
+            : "mixed";
     return {
       name,
       type,

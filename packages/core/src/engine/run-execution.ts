@@ -13,7 +13,7 @@ import { EMPTY_DATASET, type DataSet, type Row } from "./dataset.js";
 import { executionSettings, retryDelayMs } from "./execution-settings.js";
 import type { HttpClient } from "./http/http-client.js";
 import { createNodeContext } from "./node-context.js";
-import type { NodeResult, NodeTypeDefinition } from "./node-type.js";
+import { lookupNodeType, type NodeResult, type NodeTypeDefinition, type NodeTypeRegistry } from "./node-type.js";
 import { profileDataSet } from "./profile.js";
 import { SecretScrubber } from "./secret-scrubber.js";
 import { WriteBuffer } from "./write-buffer.js";
@@ -23,11 +23,14 @@ export const PREVIEW_ROWS = 50;
 export const DLQ_SAMPLE_ROWS = 50;
 export const INTERRUPTED = "interrupted";
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type NodeTypeRegistry = Readonly<Partial<Record<string, NodeTypeDefinition<any>>>>;
+/** What a run execution reads and writes in the run store (a dry run passes one that keeps nothing). */
+export type ExecutionStore = Pick<
+  RunStore,
+  "writeBatch" | "nodeRuns" | "output" | "deleteOutputs" | "insertDlq" | "transition" | "get"
+>;
 
 export interface RunExecutionDeps {
-  store: RunStore;
+  store: ExecutionStore;
   events: SluiceEvents;
   clock: Clock;
   logger: Logger;
@@ -40,11 +43,23 @@ export interface RunExecutionDeps {
   parallelism: number;
   /** Outbound HTTP of the nodes; default the guarded client with system DNS. */
   http?: HttpClient;
+  /**
+   * Dry run: nodes of a type with effects are not executed; they end `skipped` and pass their first input
+   * through, so the nodes after them still see data.
+   */
+  suppressEffects?: boolean;
+}
+
+/** How one node ended: its state, its output (passed downstream) and its error. */
+export interface NodeOutcome {
+  status: NodeRunStatus;
+  output: DataSet | undefined;
+  error: string | null;
 }
 
 class Interrupted extends Error {}
 
-/** Runs the nodes of one claimed run wave by wave and records every state change (DESIGN.md §2, SPEC part 1). */
+/** Runs the nodes of one claimed run wave by wave and records every state change (docs/runs.md, SPEC part 1). */
 export class RunExecution {
   private cancelled = false;
   private failed = false;
@@ -84,16 +99,35 @@ export class RunExecution {
     this.shutdown.abort(new Interrupted(INTERRUPTED));
   }
 
+  /** Every node's state, output and error once `execute()` has returned (what a dry run reports). */
+  outcomes(): Map<string, NodeOutcome> {
+    const result = new Map<string, NodeOutcome>();
+    for (const node of this.pipeline.nodes) {
+      result.set(node.id, {
+        status: this.state.get(node.id) ?? "pending",
+        output: this.outputs.get(node.id),
+        error: this.records.get(node.id)?.error ?? null,
+      });
+    }
+    return result;
+  }
+
   async execute(): Promise<RunStatus> {
     const startedMs = Date.now();
     if (!this.cancelled) this.emitRun("run.started", "running");
     const waves = topologicalWaves({ nodeIds: this.pipeline.nodes.map((n) => n.id), edges: this.pipeline.edges });
-    if (!waves.ok) return this.finish("failed", startedMs, `the graph has a cycle through nodes: ${waves.cycle.join(", ")}`);
+    if (!waves.ok)
+      return this.finish("failed", startedMs, `the graph has a cycle through nodes: ${waves.cycle.join(", ")}`);
     await this.prepareNodeRuns();
     const limit = this.pipeline.parallelism ?? this.deps.parallelism;
     for (const wave of waves.waves) {
       const todo = wave.filter((id) => this.state.get(id) === "pending");
-      await runPool(todo, limit, () => !this.cancelled && !this.failed && !this.shutdown.signal.aborted, (id) => this.runNode(id));
+      await runPool(
+        todo,
+        limit,
+        () => !this.cancelled && !this.failed && !this.shutdown.signal.aborted,
+        (id) => this.runNode(id),
+      );
       if (this.cancelled || this.failed || this.shutdown.signal.aborted) break;
     }
     if (this.shutdown.signal.aborted) return this.finish("failed", startedMs, INTERRUPTED);
@@ -147,13 +181,16 @@ export class RunExecution {
     this.buffer.nodeRun(record);
     this.emitNode("node.started", id, { status: "running" });
 
-    const def = Object.hasOwn(this.deps.registry, node.type) ? this.deps.registry[node.type] : undefined;
+    const def = lookupNodeType(this.deps.registry, node.type);
     if (!def) return this.failNode(id, started, inputs, `unknown node type '${node.type}'`);
     const parsed = def.configSchema.safeParse(node.config ?? {});
     if (!parsed.success) {
-      const issues = parsed.error.issues.map((i) => `${i.path.length > 0 ? `config.${i.path.join(".")}: ` : ""}${i.message}`);
+      const issues = parsed.error.issues.map(
+        (i) => `${i.path.length > 0 ? `config.${i.path.join(".")}: ` : ""}${i.message}`,
+      );
       return this.failNode(id, started, inputs, `invalid config: ${issues.join("; ")}`);
     }
+    if (def.effects && this.deps.suppressEffects) return this.suppressNode(id, started, inputs);
     const settings = executionSettings(node);
     const attempts = settings.maxRetries + 1;
     for (let attempt = 1; attempt <= attempts; attempt++) {
@@ -242,11 +279,22 @@ export class RunExecution {
     const output = result.output;
     const rowCount = result.rowCount ?? output.rows.length;
     const duration = Date.now() - started;
-    Object.assign(record, { status: "success", row_count: rowCount, duration_ms: duration, finished_at: this.now(), error: null });
+    Object.assign(record, {
+      status: "success",
+      row_count: rowCount,
+      duration_ms: duration,
+      finished_at: this.now(),
+      error: null,
+    });
     this.state.set(id, "success");
     this.outputs.set(id, output);
     this.buffer.nodeRun(record);
-    this.buffer.output({ run_id: this.run.id, node_id: id, kind: "preview", data: { node_id: id, columns: output.columns, rows: output.rows.slice(0, PREVIEW_ROWS) } });
+    this.buffer.output({
+      run_id: this.run.id,
+      node_id: id,
+      kind: "preview",
+      data: { node_id: id, columns: output.columns, rows: output.rows.slice(0, PREVIEW_ROWS) },
+    });
     this.buffer.output({ run_id: this.run.id, node_id: id, kind: "profile", data: profileDataSet(id, output) });
     this.log("info", `completed: ${rowCount} rows in ${duration} ms`, id);
     this.emitNode("node.completed", id, { status: "success", row_count: rowCount, duration_ms: duration });
@@ -263,6 +311,17 @@ export class RunExecution {
     }
   }
 
+  /** A node with effects in a dry run: not executed; its first input passes through to the nodes after it. */
+  private suppressNode(id: string, started: number, inputs: DataSet[]): void {
+    const record = this.records.get(id) as NodeRun;
+    Object.assign(record, { status: "skipped", duration_ms: Date.now() - started, finished_at: this.now() });
+    this.state.set(id, "skipped");
+    this.outputs.set(id, inputs[0] ?? EMPTY_DATASET);
+    this.buffer.nodeRun(record);
+    this.log("info", "not executed: a dry run suppresses effects", id);
+    this.emitNode("node.skipped", id, { status: "skipped" });
+  }
+
   /** A node stopped by the run's cancel: `cancelled` with the reason; no retry, no DLQ entry. */
   private cancelNode(id: string, started: number, error: string): void {
     const record = this.records.get(id) as NodeRun;
@@ -272,7 +331,13 @@ export class RunExecution {
     this.log("warning", `cancelled: ${error}`, id);
   }
 
-  private async failNode(id: string, started: number, inputs: DataSet[], rawError: string, deadLetter = true): Promise<void> {
+  private async failNode(
+    id: string,
+    started: number,
+    inputs: DataSet[],
+    rawError: string,
+    deadLetter = true,
+  ): Promise<void> {
     const error = this.scrubber.scrub(rawError);
     const record = this.records.get(id) as NodeRun;
     const duration = Date.now() - started;
@@ -286,7 +351,9 @@ export class RunExecution {
     if (deadLetter) {
       const sample = inputs.flatMap((input) => input.rows.slice(0, DLQ_SAMPLE_ROWS)).slice(0, DLQ_SAMPLE_ROWS);
       await this.deadLetter(this.nodes.get(id) as PipelineNode, sample, error).catch((e: unknown) =>
-        this.deps.logger.error(`run ${this.run.id}: writing the DLQ entry failed: ${this.scrubber.scrub((e as Error).message)}`),
+        this.deps.logger.error(
+          `run ${this.run.id}: writing the DLQ entry failed: ${this.scrubber.scrub((e as Error).message)}`,
+        ),
       );
     }
   }
@@ -327,7 +394,11 @@ export class RunExecution {
     const duration = Date.now() - startedMs;
     if (status === "cancelled") return "cancelled"; // the cancel itself moved the run and emitted run.cancelled
     const finishedAt = this.now();
-    const moved = await this.deps.store.transition(this.run.id, ["running"], status, { error, finished_at: finishedAt, owner: null });
+    const moved = await this.deps.store.transition(this.run.id, ["running"], status, {
+      error,
+      finished_at: finishedAt,
+      owner: null,
+    });
     if (!moved) return (await this.deps.store.get(this.run.id))?.status ?? status;
     if (status === "success") {
       await this.deps.store.deleteOutputs(this.run.id, "output");
@@ -342,7 +413,14 @@ export class RunExecution {
     const message = this.scrubber.scrub(rawMessage);
     const timestamp = this.now();
     this.buffer.log({ run_id: this.run.id, node_id: nodeId, level, message, timestamp });
-    this.deps.events.emit("log", { run_id: this.run.id, pipeline_id: this.pipeline.id, node_id: nodeId, level, message, timestamp });
+    this.deps.events.emit("log", {
+      run_id: this.run.id,
+      pipeline_id: this.pipeline.id,
+      node_id: nodeId,
+      level,
+      message,
+      timestamp,
+    });
   }
 
   private emitRun(type: "run.started", status: RunStatus): void {
@@ -387,7 +465,12 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /** Runs `fn` over `ids` with at most `limit` at once; stops starting new ones when `mayStart()` turns false. */
-async function runPool(ids: readonly string[], limit: number, mayStart: () => boolean, fn: (id: string) => Promise<void>): Promise<void> {
+async function runPool(
+  ids: readonly string[],
+  limit: number,
+  mayStart: () => boolean,
+  fn: (id: string) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < ids.length && mayStart()) await fn(ids[next++] as string);

@@ -38,7 +38,7 @@ const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/[^\s/?#:@]*:)([^\s/?#@]+)@/gi;
 const QUERY_PARAM = /([?&])([^=&\s#"'<>]+)=([^&\s#"'<>]*)/g;
 
 /**
- * The one place secret values are masked (DESIGN.md §5: "Secret values never leave in clear"). A run gets one
+ * The one place secret values are masked (docs/security.md: "Secret values never leave in clear"). A run gets one
  * scrubber: the node context records every secret as it resolves it (secret variables, connection passwords,
  * secret keys of `extra`, the Basic auth header built from login and password), and everything a run writes out
  * — log lines, node errors, DLQ entries and payloads, and through them events, hook payloads and the server log —
@@ -92,7 +92,9 @@ export class SecretScrubber {
     if (pattern) out = out.replace(pattern, MASKED_SECRET);
     out = out.replace(USERINFO, `$1${MASKED_SECRET}@`);
     return out.replace(QUERY_PARAM, (whole, sep: string, name: string, value: string) =>
-      value !== "" && value !== MASKED_SECRET && isSecretName(safeDecode(name)) ? `${sep}${name}=${MASKED_SECRET}` : whole,
+      value !== "" && value !== MASKED_SECRET && isSecretName(safeDecode(name))
+        ? `${sep}${name}=${MASKED_SECRET}`
+        : whole,
     );
   }
 
@@ -100,7 +102,11 @@ export class SecretScrubber {
   scrubValue<T>(value: T): T {
     if (typeof value === "string") return this.scrub(value) as T;
     if (Array.isArray(value)) return value.map((v: unknown) => this.scrubValue(v)) as T;
-    if (value && typeof value === "object" && [Object.prototype, null].includes(Object.getPrototypeOf(value) as object | null)) {
+    if (
+      value &&
+      typeof value === "object" &&
+      [Object.prototype, null].includes(Object.getPrototypeOf(value) as object | null)
+    ) {
       return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.scrubValue(v)])) as T;
     }
     return value;

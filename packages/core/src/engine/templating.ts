@@ -13,7 +13,8 @@ export interface TemplateScope {
 
 async function lookup(scope: TemplateScope, kind: string, key: string): Promise<string> {
   if (kind === "param") {
-    if (!Object.hasOwn(scope.params, key)) throw new SluiceError("invalid", `missing run parameter '${key}' (\${param.${key}})`);
+    if (!Object.hasOwn(scope.params, key))
+      throw new SluiceError("invalid", `missing run parameter '${key}' (\${param.${key}})`);
     return scope.params[key]!;
   }
   if (kind === "run") {

@@ -13,7 +13,7 @@ export class WriteBuffer {
   private scheduled: Promise<void> | null = null;
 
   constructor(
-    private readonly store: RunStore,
+    private readonly store: Pick<RunStore, "writeBatch">,
     private readonly onError: (e: unknown) => void,
   ) {}
 

@@ -1,8 +1,10 @@
 import type { Pipeline } from "../model/pipeline.js";
 import type { Impact, ImpactEntry } from "../model/insights.js";
+import type { NodeTypeRegistry } from "../engine/node-type.js";
+import { NODE_TYPE_REGISTRY } from "../engine/nodes/index.js";
+import { nodeReferences } from "./node-references.js";
 
 export type { Impact, ImpactEntry };
-import { nodeReferences } from "./node-references.js";
 
 const key = (conn: string, table: string) => `${conn}\u0000${table}`;
 
@@ -10,14 +12,18 @@ const key = (conn: string, table: string) => `${conn}\u0000${table}`;
  * Pipelines affected when `rootId` changes or fails: those that depend on it (depends_on) and those that read a
  * table it writes (same connection and table name), transitively, each listed once at its smallest depth.
  */
-export function computeImpact(rootId: string, pipelines: readonly Pipeline[]): Impact {
+export function computeImpact(
+  rootId: string,
+  pipelines: readonly Pipeline[],
+  registry: NodeTypeRegistry = NODE_TYPE_REGISTRY,
+): Impact {
   const byId = new Map(pipelines.map((p) => [p.id, p]));
   const readers = new Map<string, Set<string>>();
   const writes = new Map<string, { conn: string; table: string }[]>();
   for (const p of pipelines) {
     const written: { conn: string; table: string }[] = [];
     for (const n of p.nodes) {
-      const r = nodeReferences(n);
+      const r = nodeReferences(n, registry);
       for (const t of r.tablesRead) {
         const k = key(t.conn_id, t.table);
         if (!readers.has(k)) readers.set(k, new Set());

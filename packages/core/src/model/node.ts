@@ -1,6 +1,11 @@
 import { z } from "zod";
 
-/** The fifteen node types (DESIGN.md §6). */
+/**
+ * The fifteen built-in node types (docs/nodes.md): the names the API contract and the client's typed builders know.
+ * Each is one definition in the engine's registry (`engine/nodes/index.ts`, checked against this list by the
+ * compiler). An embedder may register more with `createSluice({ nodeTypes })`, so a node's `type` is a string
+ * checked against the registry of the instance that stores or runs it.
+ */
 export const NODE_TYPES = [
   "source_db",
   "source_api",
@@ -20,22 +25,25 @@ export const NODE_TYPES = [
 ] as const;
 export type NodeType = (typeof NODE_TYPES)[number];
 
-export const NodeTypeSchema = z.enum(NODE_TYPES);
-
 export const PositionSchema = z.object({ x: z.number(), y: z.number() });
 
-/** Per-node execution settings; accepted on the node object or inside its `config` (DESIGN.md §6). */
+/** Per-node execution settings; accepted on the node object or inside its `config` (docs/nodes.md). */
 export const ExecutionSettingsSchema = z.object({
   max_retries: z.number().int().min(0).max(100).optional(),
   retry_delay: z.number().min(0).max(3600).optional(),
-  timeout: z.number().int().min(1).max(7 * 24 * 3600).optional(),
+  timeout: z
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 3600)
+    .optional(),
 });
 export type ExecutionSettings = z.infer<typeof ExecutionSettingsSchema>;
 
 export const NodeSchema = z
   .object({
     id: z.string().min(1, "node id must not be empty").max(128, "node id is at most 128 characters"),
-    /** Kept as a free string here so validation can report an unknown type instead of rejecting the body. */
+    /** A free string here: validation checks it against the node types the instance knows (400 when unknown). */
     type: z.string().min(1, "node type must not be empty"),
     name: z.string().max(255).optional(),
     config: z.record(z.string(), z.unknown()).default({}),

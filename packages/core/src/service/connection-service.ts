@@ -9,6 +9,7 @@ import { SecretScrubber } from "../engine/secret-scrubber.js";
 import { notFound, SluiceError } from "../errors.js";
 import type { FileAccess } from "../file-access.js";
 import { newId } from "../ids.js";
+import type { NodeTypeRegistry } from "../engine/node-type.js";
 import { nodeReferences } from "../insights/node-references.js";
 import type { Logger } from "../logger.js";
 import { PER_PAGE_DEFAULT, type Page, type PaginationQuery } from "../model/common.js";
@@ -36,6 +37,8 @@ export interface ConnectionServiceDeps {
   files: FileAccess;
   /** How connection tests reach the network (address-guarded); default system DNS. */
   network?: GuardedNetwork;
+  /** Node types whose references name connections (used-by); default the built-in ones. */
+  nodeTypes?: NodeTypeRegistry;
 }
 
 /** Stored connections (SPEC part 4): password and extra encrypted at rest; responses never carry the password. */
@@ -143,7 +146,7 @@ export class ConnectionService {
     await this.record(connId);
     const out: UsedBy[] = [];
     for (const p of await this.deps.store.pipelines.listFull()) {
-      const nodeIds = p.nodes.filter((n) => nodeReferences(n).connections.includes(connId)).map((n) => n.id);
+      const nodeIds = p.nodes.filter((n) => nodeReferences(n, this.deps.nodeTypes).connections.includes(connId)).map((n) => n.id);
       if (nodeIds.length) out.push({ pipeline_id: p.id, name: p.name, node_ids: nodeIds });
     }
     return out;

@@ -1,4 +1,5 @@
 import type { Clock } from "../clock.js";
+import type { NodeTypeRegistry } from "../engine/node-type.js";
 import { notFound } from "../errors.js";
 import { computeImpact, type Impact } from "../insights/impact.js";
 import { buildLineage, type LineageGraph } from "../insights/lineage.js";
@@ -15,7 +16,8 @@ const DAY_MS = 86_400_000;
 
 /** Cross-pipeline read views: summary, dashboard, search, lineage and impact. */
 export class InsightsService {
-  constructor(private readonly deps: { store: Store; clock: Clock }) {}
+  /** `nodeTypes`: what lineage and impact read a node's references from; default the built-in types. */
+  constructor(private readonly deps: { store: Store; clock: Clock; nodeTypes?: NodeTypeRegistry }) {}
 
   async summary(): Promise<PipelineRunSummary[]> {
     const [{ items }, stats] = await Promise.all([this.deps.store.pipelines.list(), this.deps.store.insights.pipelineRunStats()]);
@@ -84,13 +86,13 @@ export class InsightsService {
   }
 
   async lineage(): Promise<LineageGraph> {
-    return buildLineage(await this.deps.store.pipelines.listFull());
+    return buildLineage(await this.deps.store.pipelines.listFull(), this.deps.nodeTypes);
   }
 
   async impact(pipelineId: string): Promise<Impact> {
     const all = await this.deps.store.pipelines.listFull();
     if (!all.some((p) => p.id === pipelineId)) throw notFound("pipeline", pipelineId);
-    return computeImpact(pipelineId, all);
+    return computeImpact(pipelineId, all, this.deps.nodeTypes);
   }
 }
 

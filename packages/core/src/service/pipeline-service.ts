@@ -1,11 +1,11 @@
 import type { Clock } from "../clock.js";
+import type { NodeTypeRegistry } from "../engine/node-type.js";
 import { nodeConfigErrors, structuralErrors, validatePipelineDefinition } from "../dag/validate-pipeline.js";
 import { notFound, SluiceError } from "../errors.js";
 import type { SluiceEvents } from "../events.js";
 import { newId } from "../ids.js";
 import type { Page, PaginationQuery } from "../model/common.js";
 import { PER_PAGE_DEFAULT } from "../model/common.js";
-import { NODE_TYPES } from "../model/node.js";
 import {
   BULK_ACTIONS,
   BulkRequestSchema,
@@ -35,6 +35,8 @@ export interface PipelineServiceDeps {
   store: Store;
   events: SluiceEvents;
   clock: Clock;
+  /** The node types pipelines may use: the built-in ones and the instance's `nodeTypes`. */
+  nodeTypes: NodeTypeRegistry;
 }
 
 /** Strips server-owned fields from a parsed create/update body. */
@@ -61,7 +63,7 @@ export class PipelineService {
     return this.deps.clock.now().toISOString();
   }
 
-  /** Plain array without a page request; the pagination envelope with one (DESIGN.md §3). */
+  /** Plain array without a page request; the pagination envelope with one (docs/http.md). */
   async list(query: PaginationQuery = {}): Promise<PipelineSummary[] | Page<PipelineSummary>> {
     if (query.page === undefined && query.per_page === undefined) {
       return (await this.deps.store.pipelines.list()).items;
@@ -132,7 +134,7 @@ export class PipelineService {
 
   async validate(id: string): Promise<ValidationResult> {
     const pipeline = await this.get(id);
-    return validatePipelineDefinition(pipeline, await this.dependencyErrors(pipeline, id));
+    return validatePipelineDefinition(pipeline, await this.dependencyErrors(pipeline, id), this.deps.nodeTypes);
   }
 
   async validateNodes(id: string, input: ValidateNodesRequest | unknown = {}): Promise<ValidateNodesResponse> {
@@ -147,9 +149,7 @@ export class PipelineService {
       nodes = nodes.filter((n) => wanted.has(n.id));
     }
     const results: NodeValidationResult[] = nodes.map((node) => {
-      const errors = (NODE_TYPES as readonly string[]).includes(node.type)
-        ? nodeConfigErrors(node)
-        : [`node '${node.id}': unknown node type '${node.type}'`];
+      const errors = nodeConfigErrors(node, this.deps.nodeTypes);
       const warnings = node.name ? [] : [`node '${node.id}' has no name`];
       return { node_id: node.id, type: node.type, valid: errors.length === 0, errors, warnings };
     });
@@ -194,7 +194,7 @@ export class PipelineService {
 
   /** Structural rules and dependency references; throws a 400 with the list of errors. */
   private async assertStorable(def: PipelineDefinition, selfId: string | null): Promise<void> {
-    const errors = [...structuralErrors(def), ...(await this.dependencyErrors(def, selfId))];
+    const errors = [...structuralErrors(def, this.deps.nodeTypes), ...(await this.dependencyErrors(def, selfId))];
     if (errors.length > 0) {
       throw new SluiceError("invalid", `invalid pipeline: ${errors.slice(0, 5).join("; ")}`, { errors });
     }

@@ -4,12 +4,10 @@ import { descendants, buildAdjacency, topologicalWaves } from "../../src/dag/gra
 
 /** Random DAGs: edges only go from a lower to a higher index, so they are acyclic by construction. */
 const dagArb = fc.integer({ min: 1, max: 40 }).chain((n) =>
-  fc
-    .array(fc.tuple(fc.nat(n - 1), fc.nat(n - 1)), { maxLength: n * 3 })
-    .map((pairs) => ({
-      nodeIds: Array.from({ length: n }, (_, i) => `n${i}`),
-      edges: pairs.filter(([a, b]) => a < b).map(([a, b]) => ({ from: `n${a}`, to: `n${b}` })),
-    })),
+  fc.array(fc.tuple(fc.nat(n - 1), fc.nat(n - 1)), { maxLength: n * 3 }).map((pairs) => ({
+    nodeIds: Array.from({ length: n }, (_, i) => `n${i}`),
+    edges: pairs.filter(([a, b]) => a < b).map(([a, b]) => ({ from: `n${a}`, to: `n${b}` })),
+  })),
 );
 
 describe("topological waves", () => {
@@ -53,7 +51,13 @@ describe("topological waves", () => {
   });
 
   it("duplicate edges do not confuse the ordering", () => {
-    const result = topologicalWaves({ nodeIds: ["a", "b"], edges: [{ from: "a", to: "b" }, { from: "a", to: "b" }] });
+    const result = topologicalWaves({
+      nodeIds: ["a", "b"],
+      edges: [
+        { from: "a", to: "b" },
+        { from: "a", to: "b" },
+      ],
+    });
     expect(result).toEqual({ ok: true, waves: [["a"], ["b"]] });
   });
 

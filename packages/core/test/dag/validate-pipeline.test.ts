@@ -3,21 +3,40 @@ import { describe, expect, it } from "vitest";
 import { cronError, structuralErrors, validatePipelineDefinition } from "../../src/dag/validate-pipeline.js";
 import { PipelineCreateSchema } from "../../src/model/pipeline.js";
 
-const base = { name: "p", nodes: [], edges: [], schedule: null, schedule_timezone: null, sla_deadline: null, sla_timezone: null, params: {}, depends_on: [] };
+const base = {
+  name: "p",
+  nodes: [],
+  edges: [],
+  schedule: null,
+  schedule_timezone: null,
+  sla_deadline: null,
+  sla_timezone: null,
+  params: {},
+  depends_on: [],
+};
 
 describe("pipeline validation", () => {
   it("never throws, whatever structurally valid definition it gets", () => {
     const nodeArb = fc.record({
       id: fc.string({ minLength: 1, maxLength: 4 }),
       type: fc.constantFrom("source_db", "transform", "sink_db", "join", "bogus", "quality", "code"),
-      config: fc.dictionary(fc.constantFrom("conn_id", "query", "rules", "table", "mode", "sql", "path"), fc.jsonValue({ maxDepth: 2 })),
+      config: fc.dictionary(
+        fc.constantFrom("conn_id", "query", "rules", "table", "mode", "sql", "path"),
+        fc.jsonValue({ maxDepth: 2 }),
+      ),
     });
     fc.assert(
       fc.property(
         fc.record({
           name: fc.string({ maxLength: 300 }),
           nodes: fc.array(nodeArb, { maxLength: 12 }),
-          edges: fc.array(fc.record({ from: fc.string({ minLength: 1, maxLength: 4 }), to: fc.string({ minLength: 1, maxLength: 4 }) }), { maxLength: 12 }),
+          edges: fc.array(
+            fc.record({
+              from: fc.string({ minLength: 1, maxLength: 4 }),
+              to: fc.string({ minLength: 1, maxLength: 4 }),
+            }),
+            { maxLength: 12 },
+          ),
           schedule: fc.option(fc.string({ maxLength: 20 })),
           schedule_timezone: fc.option(fc.constantFrom("UTC", "Europe/Berlin", "Bad/Zone", "")),
           sla_deadline: fc.option(fc.string({ maxLength: 6 })),
@@ -37,7 +56,16 @@ describe("pipeline validation", () => {
     for (const expr of ["* * * * *", "*/15 0-6 1,15 * 1-5", "0 9 * jan mon", "0 0 L * *", "5 4 * * 0"]) {
       expect(cronError(expr)).toBeNull();
     }
-    for (const expr of ["", "* * * *", "60 * * * *", "* 24 * * *", "* * 32 * *", "* * * 13 *", "* * * * 8", "0 0 0 * * *"]) {
+    for (const expr of [
+      "",
+      "* * * *",
+      "60 * * * *",
+      "* 24 * * *",
+      "* * 32 * *",
+      "* * * 13 *",
+      "* * * * 8",
+      "0 0 0 * * *",
+    ]) {
       expect(cronError(expr)).not.toBeNull();
     }
   });

@@ -26,7 +26,12 @@ describe("crash recovery", () => {
   afterAll(async () => db?.drop());
 
   it("a run left running by a killed process is failed with `interrupted` at start and can be resumed", async () => {
-    const first = await createSluice({ database: db.url, logger: silentLogger, jwtSecret: TEST_JWT_SECRET, nodeTypes: FIXTURE_NODE_TYPES });
+    const first = await createSluice({
+      database: db.url,
+      logger: silentLogger,
+      jwtSecret: TEST_JWT_SECRET,
+      nodeTypes: FIXTURE_NODE_TYPES,
+    });
     const pipeline = await first.pipelines.create({
       name: "recover",
       nodes: [{ id: "s", type: "source_file", config: { rows: [{ a: 1 }] } }],
@@ -37,11 +42,28 @@ describe("crash recovery", () => {
     const pid = await deadPid();
     const store = await createKnexStore(db.url);
     const at = new Date().toISOString();
-    await store.runs.insert([{ id: "r-crashed", pipeline_id: pipeline.id, status: "pending", trigger: "manual", params: {}, error: null, created_at: at, started_at: null, finished_at: null }]);
+    await store.runs.insert([
+      {
+        id: "r-crashed",
+        pipeline_id: pipeline.id,
+        status: "pending",
+        trigger: "manual",
+        params: {},
+        error: null,
+        created_at: at,
+        started_at: null,
+        finished_at: null,
+      },
+    ]);
     expect(await store.runs.claimPending(`${os.hostname()}:${pid}:dead`, 1, at)).toHaveLength(1);
     await store.close();
 
-    const second = await createSluice({ database: db.url, logger: silentLogger, jwtSecret: TEST_JWT_SECRET, nodeTypes: FIXTURE_NODE_TYPES });
+    const second = await createSluice({
+      database: db.url,
+      logger: silentLogger,
+      jwtSecret: TEST_JWT_SECRET,
+      nodeTypes: FIXTURE_NODE_TYPES,
+    });
     const failedEvents: string[] = [];
     second.events.on("run.failed", (e) => failedEvents.push(`${e.run_id}:${e.error}`));
     await second.start();
@@ -63,9 +85,17 @@ describe("crash recovery", () => {
   });
 
   it("close() interrupts executing runs: they end failed/interrupted and resumable", async () => {
-    const sluice = await createSluice({ database: db.url, logger: silentLogger, jwtSecret: TEST_JWT_SECRET, nodeTypes: FIXTURE_NODE_TYPES });
+    const sluice = await createSluice({
+      database: db.url,
+      logger: silentLogger,
+      jwtSecret: TEST_JWT_SECRET,
+      nodeTypes: FIXTURE_NODE_TYPES,
+    });
     await sluice.start();
-    const p = await sluice.pipelines.create({ name: "long", nodes: [{ id: "wait", type: "code", config: { code: "x", wait_for_abort: true } }] });
+    const p = await sluice.pipelines.create({
+      name: "long",
+      nodes: [{ id: "wait", type: "code", config: { code: "x", wait_for_abort: true } }],
+    });
     const queued = await sluice.runs.trigger(p.id);
     while ((await sluice.runs.get(queued.id)).status !== "running") await new Promise((r) => setTimeout(r, 5));
     await sluice.close();

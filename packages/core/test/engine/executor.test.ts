@@ -12,8 +12,24 @@ const events: SluiceEvent[] = [];
 
 beforeAll(async () => {
   db = await createTestDatabase("sqlite");
-  sluice = await createSluice({ database: db.url, logger: silentLogger, jwtSecret: TEST_JWT_SECRET, nodeTypes: FIXTURE_NODE_TYPES });
-  for (const type of ["run.created", "run.started", "run.completed", "run.failed", "run.cancelled", "node.started", "node.completed", "node.failed", "node.retrying", "node.skipped"] as const) {
+  sluice = await createSluice({
+    database: db.url,
+    logger: silentLogger,
+    jwtSecret: TEST_JWT_SECRET,
+    nodeTypes: FIXTURE_NODE_TYPES,
+  });
+  for (const type of [
+    "run.created",
+    "run.started",
+    "run.completed",
+    "run.failed",
+    "run.cancelled",
+    "node.started",
+    "node.completed",
+    "node.failed",
+    "node.retrying",
+    "node.skipped",
+  ] as const) {
     sluice.events.on(type, (e: object) => events.push({ ...e, type } as SluiceEvent));
   }
   await sluice.start();
@@ -46,7 +62,10 @@ describe("executor", () => {
   it("runs waves, feeds inputs in edge order, records node runs, preview and profile", async () => {
     const id = await pipeline({
       nodes: [src("a", [{ v: 1, s: "x" }]), src("b", [{ v: 2, s: null }]), { id: "j", type: "join", config: {} }],
-      edges: [{ from: "b", to: "j" }, { from: "a", to: "j" }],
+      edges: [
+        { from: "b", to: "j" },
+        { from: "a", to: "j" },
+      ],
     });
     const queued = await sluice.runs.trigger(id);
     expect(queued.status).toBe("pending");
@@ -59,10 +78,24 @@ describe("executor", () => {
       ["b", "success", 1, 1],
       ["j", "success", 2, 1],
     ]);
-    expect(await sluice.runs.preview(run.id, "j")).toEqual({ node_id: "j", columns: ["v", "s"], rows: [{ v: 2, s: null }, { v: 1, s: "x" }] });
+    expect(await sluice.runs.preview(run.id, "j")).toEqual({
+      node_id: "j",
+      columns: ["v", "s"],
+      rows: [
+        { v: 2, s: null },
+        { v: 1, s: "x" },
+      ],
+    });
     const profile = await sluice.runs.profile(run.id, "j");
     expect(profile).toMatchObject({ node_id: "j", row_count: 2 });
-    expect(profile.columns.find((c) => c.name === "v")).toMatchObject({ type: "integer", min: 1, max: 2, mean: 1.5, null_count: 0, distinct_count: 2 });
+    expect(profile.columns.find((c) => c.name === "v")).toMatchObject({
+      type: "integer",
+      min: 1,
+      max: 2,
+      mean: 1.5,
+      null_count: 0,
+      distinct_count: 2,
+    });
     expect(profile.columns.find((c) => c.name === "s")).toMatchObject({ null_count: 1, null_pct: 50 });
     const logs = await sluice.runs.logs(run.id, { node_id: "j" });
     expect(logs.map((l) => l.message)).toContain("inputs from b,a");
@@ -74,7 +107,11 @@ describe("executor", () => {
   });
 
   it("limits node concurrency within a wave to the pipeline parallelism, else 4", async () => {
-    const nodes = Array.from({ length: 6 }, (_, i) => ({ id: `c${i}`, type: "code", config: { code: "x", sleep_ms: 40 } }));
+    const nodes = Array.from({ length: 6 }, (_, i) => ({
+      id: `c${i}`,
+      type: "code",
+      config: { code: "x", sleep_ms: 40 },
+    }));
     const limited = await pipeline({ nodes, parallelism: 2 });
     expect((await terminal((await sluice.runs.trigger(limited)).id)).status).toBe("success");
     expect(probe.maxRunning).toBe(2);
@@ -85,7 +122,9 @@ describe("executor", () => {
   });
 
   it("retries with exponential delays, logging every attempt", async () => {
-    const id = await pipeline({ nodes: [{ id: "flaky", type: "code", config: { code: "x", max_retries: 2, retry_delay: 0.05 } }] });
+    const id = await pipeline({
+      nodes: [{ id: "flaky", type: "code", config: { code: "x", max_retries: 2, retry_delay: 0.05 } }],
+    });
     probe.failUntil.set("flaky", 2);
     const run = await terminal((await sluice.runs.trigger(id)).id);
     expect(run.status).toBe("success");
@@ -104,8 +143,15 @@ describe("executor", () => {
 
   it("a node that fails for good fails the run, writes a DLQ entry with its input sample, starts nothing downstream", async () => {
     const id = await pipeline({
-      nodes: [src("in", [{ k: 1 }, { k: 2 }]), { id: "bad", type: "code", name: "Bad", max_retries: 1, retry_delay: 0, config: { code: "x" } }, { id: "after", type: "code", config: { code: "x" } }],
-      edges: [{ from: "in", to: "bad" }, { from: "bad", to: "after" }],
+      nodes: [
+        src("in", [{ k: 1 }, { k: 2 }]),
+        { id: "bad", type: "code", name: "Bad", max_retries: 1, retry_delay: 0, config: { code: "x" } },
+        { id: "after", type: "code", config: { code: "x" } },
+      ],
+      edges: [
+        { from: "in", to: "bad" },
+        { from: "bad", to: "after" },
+      ],
     });
     probe.failUntil.set("bad", 99);
     const run = await terminal((await sluice.runs.trigger(id)).id);
@@ -116,14 +162,23 @@ describe("executor", () => {
     expect(probe.calls.get("after")).toBeUndefined();
     const dlq = await sluice.runs.dlqList(id);
     expect(dlq).toHaveLength(1);
-    expect(dlq[0]).toMatchObject({ run_id: run.id, node_id: "bad", node_name: "Bad", error: "planned failure 2", payload: [{ k: 1 }, { k: 2 }], resolved: false });
+    expect(dlq[0]).toMatchObject({
+      run_id: run.id,
+      node_id: "bad",
+      node_name: "Bad",
+      error: "planned failure 2",
+      payload: [{ k: 1 }, { k: 2 }],
+      resolved: false,
+    });
     expect(await sluice.runs.dlqResolve(id, dlq[0]!.id)).toEqual({ id: dlq[0]!.id, status: "resolved" });
     expect(await sluice.runs.dlqList(id)).toEqual([]);
     expect(await sluice.runs.dlqList(id, { include_resolved: true })).toHaveLength(1);
   });
 
   it("aborts a timed-out attempt through its signal", async () => {
-    const id = await pipeline({ nodes: [{ id: "hang", type: "code", config: { code: "x", timeout: 1, wait_for_abort: true } }] });
+    const id = await pipeline({
+      nodes: [{ id: "hang", type: "code", config: { code: "x", timeout: 1, wait_for_abort: true } }],
+    });
     const run = await terminal((await sluice.runs.trigger(id)).id);
     expect(run.status).toBe("failed");
     expect(nodeRun(run, "hang")?.error).toBe("timed out after 1 s (attempt 1)");
@@ -132,8 +187,19 @@ describe("executor", () => {
 
   it("condition false skips every downstream node and the run still succeeds", async () => {
     const id = await pipeline({
-      nodes: [src("s", [{ a: 1 }]), { id: "cond", type: "condition", config: { pass: false } }, { id: "d1", type: "code", config: { code: "x" } }, { id: "d2", type: "code", config: { code: "x" } }, { id: "other", type: "code", config: { code: "x" } }],
-      edges: [{ from: "s", to: "cond" }, { from: "cond", to: "d1" }, { from: "d1", to: "d2" }, { from: "s", to: "other" }],
+      nodes: [
+        src("s", [{ a: 1 }]),
+        { id: "cond", type: "condition", config: { pass: false } },
+        { id: "d1", type: "code", config: { code: "x" } },
+        { id: "d2", type: "code", config: { code: "x" } },
+        { id: "other", type: "code", config: { code: "x" } },
+      ],
+      edges: [
+        { from: "s", to: "cond" },
+        { from: "cond", to: "d1" },
+        { from: "d1", to: "d2" },
+        { from: "s", to: "other" },
+      ],
     });
     const run = await terminal((await sluice.runs.trigger(id)).id);
     expect(run.status).toBe("success");
@@ -145,7 +211,10 @@ describe("executor", () => {
 
   it("cancel: the executing node is stopped and ends cancelled, no new node starts; a finished run cannot be cancelled (409)", async () => {
     const id = await pipeline({
-      nodes: [{ id: "slow", type: "code", config: { code: "x", sleep_ms: 300 } }, { id: "next", type: "code", config: { code: "x" } }],
+      nodes: [
+        { id: "slow", type: "code", config: { code: "x", sleep_ms: 300 } },
+        { id: "next", type: "code", config: { code: "x" } },
+      ],
       edges: [{ from: "slow", to: "next" }],
     });
     const queued = await sluice.runs.trigger(id);
@@ -167,10 +236,18 @@ describe("executor", () => {
   });
 
   it("a cancel made through another instance sharing the database stops new nodes here within a second", async () => {
-    const other = await createSluice({ database: db.url, logger: silentLogger, jwtSecret: TEST_JWT_SECRET, nodeTypes: FIXTURE_NODE_TYPES });
+    const other = await createSluice({
+      database: db.url,
+      logger: silentLogger,
+      jwtSecret: TEST_JWT_SECRET,
+      nodeTypes: FIXTURE_NODE_TYPES,
+    });
     try {
       const id = await pipeline({
-        nodes: [{ id: "slow", type: "code", config: { code: "x", sleep_ms: 2500 } }, { id: "next", type: "code", config: { code: "x" } }],
+        nodes: [
+          { id: "slow", type: "code", config: { code: "x", sleep_ms: 2500 } },
+          { id: "next", type: "code", config: { code: "x" } },
+        ],
         edges: [{ from: "slow", to: "next" }],
       });
       const queued = await sluice.runs.trigger(id);
@@ -195,8 +272,17 @@ describe("executor", () => {
 
   it("resume re-runs the failed node only and feeds the persisted output of the succeeded side of a join", async () => {
     const id = await pipeline({
-      nodes: [src("left", [{ side: "L" }]), src("right_src", [{ side: "R" }]), { id: "right", type: "code", config: { code: "x" } }, { id: "j", type: "join", config: {} }],
-      edges: [{ from: "left", to: "j" }, { from: "right_src", to: "right" }, { from: "right", to: "j" }],
+      nodes: [
+        src("left", [{ side: "L" }]),
+        src("right_src", [{ side: "R" }]),
+        { id: "right", type: "code", config: { code: "x" } },
+        { id: "j", type: "join", config: {} },
+      ],
+      edges: [
+        { from: "left", to: "j" },
+        { from: "right_src", to: "right" },
+        { from: "right", to: "j" },
+      ],
     });
     probe.failUntil.set("right", 1);
     const first = await terminal((await sluice.runs.trigger(id)).id);
@@ -212,7 +298,10 @@ describe("executor", () => {
 
   it("an invalid graph is refused with 422 and its errors; unknown pipeline 404", async () => {
     const id = await pipeline({ nodes: [{ id: "x", type: "condition", config: {} }] });
-    await expect(sluice.runs.trigger(id)).rejects.toMatchObject({ code: "unprocessable", extra: { errors: [expect.stringContaining("node 'x'")] } });
+    await expect(sluice.runs.trigger(id)).rejects.toMatchObject({
+      code: "unprocessable",
+      extra: { errors: [expect.stringContaining("node 'x'")] },
+    });
     await expect(sluice.runs.trigger("nope")).rejects.toMatchObject({ code: "not_found" });
   });
 
@@ -221,10 +310,16 @@ describe("executor", () => {
     const ids = await sluice.runs.backfill(id, { start_date: "2026-02-27", end_date: "2026-03-02" });
     expect(ids).toHaveLength(4);
     const runs = await Promise.all(ids.map(terminal));
-    expect(runs.map((r) => r.params)).toEqual(["2026-02-27", "2026-02-28", "2026-03-01", "2026-03-02"].map((date) => ({ region: "eu", date })));
+    expect(runs.map((r) => r.params)).toEqual(
+      ["2026-02-27", "2026-02-28", "2026-03-01", "2026-03-02"].map((date) => ({ region: "eu", date })),
+    );
     expect(runs.every((r) => r.trigger === "backfill" && r.status === "success")).toBe(true);
-    await expect(sluice.runs.backfill(id, { start_date: "2026-03-02", end_date: "2026-03-01" })).rejects.toMatchObject({ code: "bad_request" });
-    await expect(sluice.runs.backfill(id, { start_date: "2025-01-01", end_date: "2026-01-02" })).rejects.toMatchObject({ code: "bad_request" });
+    await expect(sluice.runs.backfill(id, { start_date: "2026-03-02", end_date: "2026-03-01" })).rejects.toMatchObject({
+      code: "bad_request",
+    });
+    await expect(sluice.runs.backfill(id, { start_date: "2025-01-01", end_date: "2026-01-02" })).rejects.toMatchObject({
+      code: "bad_request",
+    });
 
     const before = events.length;
     const dry = await sluice.runs.dryRun(id);

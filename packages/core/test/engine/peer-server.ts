@@ -40,7 +40,12 @@ export async function startPeer(
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      const r: ReceivedRequest = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") };
+      const r: ReceivedRequest = {
+        method: req.method ?? "",
+        url: req.url ?? "",
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+      };
       received.push(r);
       const reply = handler(r);
       if (reply.hang) return;
@@ -75,7 +80,18 @@ export function connectionsOf(
     async connection(connId) {
       const c = connections.find((x) => x.conn_id === connId);
       if (!c) throw new SluiceError("not_found", `connection '${connId}' not found`);
-      return { type: "http", host: "", port: null, schema: "", login: "", password: "", extra: {}, uri: "", conn_id: connId, ...c };
+      return {
+        type: "http",
+        host: "",
+        port: null,
+        schema: "",
+        login: "",
+        password: "",
+        extra: {},
+        uri: "",
+        conn_id: connId,
+        ...c,
+      };
     },
     async variable(key) {
       if (!Object.hasOwn(variables, key)) throw new SluiceError("not_found", `variable '${key}' not found`);

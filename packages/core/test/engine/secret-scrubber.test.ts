@@ -50,7 +50,18 @@ describe("SecretScrubber", () => {
     const basic = Buffer.from("ann:pw-123456").toString("base64");
     const text = `pw-123456 Basic ${basic} tok-abcdef sak-abcdef cs-abcdef at-abcdef pp-abcdef hk-abcdef tenant-42 -----BEGIN KEY-----\nabc\n-----END KEY----- eu-west-1 ann`;
     const out = s.scrub(text);
-    for (const secret of ["pw-123456", basic, "tok-abcdef", "sak-abcdef", "cs-abcdef", "at-abcdef", "pp-abcdef", "hk-abcdef", "tenant-42", "BEGIN KEY"]) {
+    for (const secret of [
+      "pw-123456",
+      basic,
+      "tok-abcdef",
+      "sak-abcdef",
+      "cs-abcdef",
+      "at-abcdef",
+      "pp-abcdef",
+      "hk-abcdef",
+      "tenant-42",
+      "BEGIN KEY",
+    ]) {
       expect(out).not.toContain(secret);
     }
     // what is not a secret stays readable

@@ -28,18 +28,28 @@ function pipeline(id: string, nodes: Pipeline["nodes"], depends_on: string[] = [
 }
 
 const ingest = pipeline("ingest", [
-  { id: "api", type: "source_api", config: { url: "https://api.example.test/v1/orders?page=1", headers: { authorization: "Bearer ${var.API_TOKEN}" } } },
+  {
+    id: "api",
+    type: "source_api",
+    config: { url: "https://api.example.test/v1/orders?page=1", headers: { authorization: "Bearer ${var.API_TOKEN}" } },
+  },
   { id: "load", type: "sink_db", config: { conn_id: "dwh", table: "raw_orders", mode: "insert" } },
 ]);
 const model = pipeline("model", [
-  { id: "read", type: "source_db", config: { conn_id: "dwh", query: "select o.* from raw_orders o join public.customers c on c.id = o.cid" } },
+  {
+    id: "read",
+    type: "source_db",
+    config: { conn_id: "dwh", query: "select o.* from raw_orders o join public.customers c on c.id = o.cid" },
+  },
   { id: "write", type: "sink_db", config: { conn_id: "dwh", table: "orders_clean" } },
 ]);
 const report = pipeline("report", [
   { id: "read", type: "source_db", config: { conn_id: "dwh", query: "SELECT * FROM orders_clean" } },
   { id: "file", type: "sink_file", config: { path: "/data/report.csv" } },
 ]);
-const other = pipeline("other", [{ id: "read", type: "source_db", config: { conn_id: "shop", query: "select * from raw_orders" } }]);
+const other = pipeline("other", [
+  { id: "read", type: "source_db", config: { conn_id: "shop", query: "select * from raw_orders" } },
+]);
 const audit = pipeline("audit", [], ["report"]);
 
 describe("node references", () => {
@@ -48,11 +58,19 @@ describe("node references", () => {
       { conn_id: "dwh", table: "raw_orders" },
       { conn_id: "dwh", table: "public.customers" },
     ]);
-    expect(nodeReferences({ type: "migrate", config: { conn_id: "dwh", sql: 'CREATE TABLE IF NOT EXISTS "Events" (id int); ALTER TABLE logs ADD x int' } }).tablesWritten).toEqual([
+    expect(
+      nodeReferences({
+        type: "migrate",
+        config: { conn_id: "dwh", sql: 'CREATE TABLE IF NOT EXISTS "Events" (id int); ALTER TABLE logs ADD x int' },
+      }).tablesWritten,
+    ).toEqual([
       { conn_id: "dwh", table: "events" },
       { conn_id: "dwh", table: "logs" },
     ]);
-    expect(nodeReferences(ingest.nodes[0]!)).toMatchObject({ apisRead: ["https://api.example.test/v1/orders"], variables: ["API_TOKEN"] });
+    expect(nodeReferences(ingest.nodes[0]!)).toMatchObject({
+      apisRead: ["https://api.example.test/v1/orders"],
+      variables: ["API_TOKEN"],
+    });
   });
 });
 
@@ -67,7 +85,11 @@ describe("lineage", () => {
     expect(has("pipeline:report", "file:/data/report.csv")).toBe(true);
     expect(has("variable:API_TOKEN", "pipeline:ingest")).toBe(true);
     expect(has("connection:dwh", "pipeline:model")).toBe(true);
-    expect(graph.nodes.find((n) => n.id === "table:dwh/raw_orders")).toEqual({ id: "table:dwh/raw_orders", type: "table", name: "dwh.raw_orders" });
+    expect(graph.nodes.find((n) => n.id === "table:dwh/raw_orders")).toEqual({
+      id: "table:dwh/raw_orders",
+      type: "table",
+      name: "dwh.raw_orders",
+    });
     expect(new Set(graph.nodes.map((n) => n.id)).size).toBe(graph.nodes.length);
   });
 });

@@ -35,7 +35,10 @@ export function sqliteSql(): Knex {
 
 export function dbDialect(conn: ResolvedConnection): DbDialect {
   if (conn.type === "postgres" || conn.type === "mysql" || conn.type === "sqlite") return conn.type;
-  throw new SluiceError("invalid", `connection '${conn.conn_id}' is of type ${conn.type}; a database node needs postgres, mysql or sqlite`);
+  throw new SluiceError(
+    "invalid",
+    `connection '${conn.conn_id}' is of type ${conn.type}; a database node needs postgres, mysql or sqlite`,
+  );
 }
 
 const PG_INT8_OID = 20;
@@ -66,10 +69,20 @@ export async function openNodeDatabase(conn: ResolvedConnection): Promise<NodeDa
   }
   const knex =
     dialect === "postgres"
-      ? knexFactory({ client: "pg", connection: { ...pgClientConfig(conn), types: pgTypes } as Knex.PgConnectionConfig, pool: { min: 1, max: 1 } })
-      : knexFactory({ client: "mysql2", connection: mysqlOptions(conn) as Knex.MySqlConnectionConfig, pool: { min: 1, max: 1 } });
+      ? knexFactory({
+          client: "pg",
+          connection: { ...pgClientConfig(conn), types: pgTypes } as Knex.PgConnectionConfig,
+          pool: { min: 1, max: 1 },
+        })
+      : knexFactory({
+          client: "mysql2",
+          connection: mysqlOptions(conn) as Knex.MySqlConnectionConfig,
+          pool: { min: 1, max: 1 },
+        });
   // the session id of the single pooled connection, to cancel its running statement from a second connection
-  const idRows = await knex.raw(dialect === "postgres" ? "select pg_backend_pid() as id" : "select connection_id() as id");
+  const idRows = await knex.raw(
+    dialect === "postgres" ? "select pg_backend_pid() as id" : "select connection_id() as id",
+  );
   const first = (dialect === "postgres" ? (idRows as { rows: Row[] }).rows : (idRows as Row[][])[0])?.[0];
   const sessionId = Number(first?.id);
   return {
@@ -91,7 +104,11 @@ export async function openNodeDatabase(conn: ResolvedConnection): Promise<NodeDa
 }
 
 /** Runs `work` with the database open; an abort of `signal` cancels the running statement. Always closes. */
-export async function withNodeDatabase<T>(conn: ResolvedConnection, signal: AbortSignal, work: (db: NodeDatabase) => Promise<T>): Promise<T> {
+export async function withNodeDatabase<T>(
+  conn: ResolvedConnection,
+  signal: AbortSignal,
+  work: (db: NodeDatabase) => Promise<T>,
+): Promise<T> {
   const db = await openNodeDatabase(conn);
   const onAbort = () => void db.cancel().catch(() => undefined);
   signal.addEventListener("abort", onAbort, { once: true });
@@ -107,7 +124,13 @@ export async function withNodeDatabase<T>(conn: ResolvedConnection, signal: Abor
 }
 
 /** Streams the rows of a query in batches (pg-query-stream, mysql2 streams, better-sqlite3 iterate in the worker). */
-export async function* streamRows(db: NodeDatabase, sql: string, bindings: unknown[], signal: AbortSignal, batchSize = 5000): AsyncGenerator<Row[]> {
+export async function* streamRows(
+  db: NodeDatabase,
+  sql: string,
+  bindings: unknown[],
+  signal: AbortSignal,
+  batchSize = 5000,
+): AsyncGenerator<Row[]> {
   if (db.dialect === "sqlite") {
     // renderSql escapes literal `?` as `\?` (knex convention); better-sqlite3 takes the SQL as is
     const query = await db.sqlite.prepare(sql.replace(/\\\?/g, "?"), bindings);
@@ -143,8 +166,9 @@ export async function* streamRows(db: NodeDatabase, sql: string, bindings: unkno
  */
 export function driverErrorMessage(e: unknown): string {
   const message = e instanceof Error ? e.message : String(e);
-  const withoutSql = /^\s*(insert|select|update|delete|create|alter|drop|with|merge|replace)\b/i.test(message) && message.includes(" - ")
-    ? message.slice(message.lastIndexOf(" - ") + 3)
-    : message;
+  const withoutSql =
+    /^\s*(insert|select|update|delete|create|alter|drop|with|merge|replace)\b/i.test(message) && message.includes(" - ")
+      ? message.slice(message.lastIndexOf(" - ") + 3)
+      : message;
   return withoutSql.length > 500 ? `${withoutSql.slice(0, 500)}…` : withoutSql;
 }

@@ -30,7 +30,10 @@ function prepareCached(sql) {
 }
 
 /** Structured clone turns Buffers into plain Uint8Arrays; SQLite binds them as blobs either way. */
-const bindable = (params) => params.map((v) => (v instanceof Uint8Array && !Buffer.isBuffer(v) ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : v));
+const bindable = (params) =>
+  params.map((v) =>
+    v instanceof Uint8Array && !Buffer.isBuffer(v) ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : v,
+  );
 
 function nextBatch(query, size) {
   query.iterator ??= query.statement.iterate(bindable(query.params));

@@ -30,7 +30,10 @@ type Reply<T extends FromWorker["t"]> = Extract<FromWorker, { t: T }>;
  */
 function workerScript(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
-  const candidates = [path.join(here, "sqlite-worker-thread.mjs"), path.join(here, "engine", "db", "sqlite-worker-thread.js")];
+  const candidates = [
+    path.join(here, "sqlite-worker-thread.mjs"),
+    path.join(here, "engine", "db", "sqlite-worker-thread.js"),
+  ];
   const found = candidates.find((c) => fs.existsSync(c));
   if (!found) throw new SluiceError("internal", "the SQLite worker script is missing from the installation");
   return found;
@@ -40,7 +43,8 @@ function workerScript(): string {
 function restoreBuffers(rows: Row[]): void {
   for (const row of rows) {
     for (const [key, value] of Object.entries(row)) {
-      if (value instanceof Uint8Array && !Buffer.isBuffer(value)) row[key] = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+      if (value instanceof Uint8Array && !Buffer.isBuffer(value))
+        row[key] = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
     }
   }
 }
@@ -77,8 +81,12 @@ export class SqliteWorker {
       if (m.t === "error") waiter?.reject(new Error(m.message));
       else waiter?.resolve(m);
     });
-    this.worker.on("error", (e) => this.fail(new SluiceError("unprocessable", `the SQLite worker failed: ${e.message}`)));
-    this.worker.on("exit", (code) => this.fail(new SluiceError("unprocessable", `the SQLite worker exited (code ${code})`)));
+    this.worker.on("error", (e) =>
+      this.fail(new SluiceError("unprocessable", `the SQLite worker failed: ${e.message}`)),
+    );
+    this.worker.on("exit", (code) =>
+      this.fail(new SluiceError("unprocessable", `the SQLite worker exited (code ${code})`)),
+    );
   }
 
   /** Starts a worker thread on the database file `filename` (`:memory:` for a fresh in-memory database). */
@@ -180,7 +188,11 @@ export class SqliteWorker {
 }
 
 /** Runs `work` with a worker on `filename`; an abort of `signal` terminates the worker. Always ends it. */
-export async function withSqliteWorker<T>(filename: string, signal: AbortSignal, work: (sqlite: SqliteWorker) => Promise<T>): Promise<T> {
+export async function withSqliteWorker<T>(
+  filename: string,
+  signal: AbortSignal,
+  work: (sqlite: SqliteWorker) => Promise<T>,
+): Promise<T> {
   const sqlite = await SqliteWorker.open(filename);
   const onAbort = () => sqlite.stop(cancelledError());
   signal.addEventListener("abort", onAbort, { once: true });

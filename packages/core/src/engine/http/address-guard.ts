@@ -6,10 +6,11 @@ import { SluiceError } from "../../errors.js";
 /** Resolves a host name to its addresses (injectable so tests can map names without real DNS). */
 export type DnsResolver = (hostname: string) => Promise<LookupAddress[]>;
 
-export const systemDnsResolver: DnsResolver = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
+export const systemDnsResolver: DnsResolver = (hostname) =>
+  dns.promises.lookup(hostname, { all: true, verbatim: true });
 
 /**
- * Addresses no outbound connection made for a user may reach (DESIGN.md §5): link-local and cloud-metadata endpoints. Loopback and
+ * Addresses no outbound connection made for a user may reach (docs/security.md): link-local and cloud-metadata endpoints. Loopback and
  * private ranges stay allowed (local services, tests). IPv4 ranges also match their IPv4-mapped IPv6 forms
  * (`::ffff:169.254.169.254`); the IPv4-compatible and NAT64 forms are listed explicitly.
  */
@@ -48,7 +49,10 @@ export function isForbiddenAddress(address: string): boolean {
 export function assertAddressAllowed(address: string, via?: string): void {
   if (isForbiddenAddress(address)) {
     const what = via && via !== address ? `'${via}' resolves to ${address}, which` : `address ${address}`;
-    throw new SluiceError("forbidden", `${what} is link-local or a cloud-metadata address; outbound connections may not reach it`);
+    throw new SluiceError(
+      "forbidden",
+      `${what} is link-local or a cloud-metadata address; outbound connections may not reach it`,
+    );
   }
 }
 
@@ -63,8 +67,10 @@ export function guardedLookup(resolver: DnsResolver) {
   return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
     resolver(hostname)
       .then((all) => {
-        const wanted = options.family === 4 || options.family === 6 ? all.filter((a) => a.family === options.family) : all;
-        if (wanted.length === 0) throw new SluiceError("unprocessable", `host '${hostname}' did not resolve to an address`);
+        const wanted =
+          options.family === 4 || options.family === 6 ? all.filter((a) => a.family === options.family) : all;
+        if (wanted.length === 0)
+          throw new SluiceError("unprocessable", `host '${hostname}' did not resolve to an address`);
         for (const a of wanted) assertAddressAllowed(a.address, hostname);
         if (options.all) callback(null, wanted);
         else callback(null, wanted[0]!.address, wanted[0]!.family);

@@ -36,8 +36,14 @@ export class GuardedSocket extends net.Socket {
         ? (first as net.TcpNetConnectOpts & { path?: string })
         : { port: Number(first), host: typeof second === "string" ? second : "localhost", path: undefined };
     const host = options.host ?? "localhost";
-    if (options.path !== undefined || (typeof first === "string" && Number.isNaN(Number(first))) || host.includes("/")) {
-      return this.refuse(new SluiceError("forbidden", "connections made for a pipeline go over TCP, not a unix socket"));
+    if (
+      options.path !== undefined ||
+      (typeof first === "string" && Number.isNaN(Number(first))) ||
+      host.includes("/")
+    ) {
+      return this.refuse(
+        new SluiceError("forbidden", "connections made for a pipeline go over TCP, not a unix socket"),
+      );
     }
     const refusal = literalRefusal(host);
     if (refusal) return this.refuse(refusal);
@@ -56,7 +62,10 @@ export function connectGuarded(host: string, port: number, resolver: DnsResolver
   return new GuardedSocket(resolver).connect(port, host);
 }
 
-type CreateConnection = (options: net.NetConnectOpts & { host?: string }, callback: (err: Error | null, s: Duplex) => void) => Duplex;
+type CreateConnection = (
+  options: net.NetConnectOpts & { host?: string },
+  callback: (err: Error | null, s: Duplex) => void,
+) => Duplex;
 
 function refusedSocket(error: Error): net.Socket {
   const socket = new net.Socket();

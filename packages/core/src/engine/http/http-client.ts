@@ -1,7 +1,13 @@
 import net from "node:net";
 import { Agent, fetch as undiciFetch } from "undici";
 import { SluiceError } from "../../errors.js";
-import { assertAddressAllowed, canonicalHost, guardedLookup, systemDnsResolver, type DnsResolver } from "./address-guard.js";
+import {
+  assertAddressAllowed,
+  canonicalHost,
+  guardedLookup,
+  systemDnsResolver,
+  type DnsResolver,
+} from "./address-guard.js";
 
 export { systemDnsResolver, type DnsResolver } from "./address-guard.js";
 
@@ -45,7 +51,7 @@ const NEUTRAL_HEADERS: ReadonlySet<string> = new Set(["accept", "accept-language
 /**
  * The headers a request may carry to another origin (a redirect, a next-page link): every other header is dropped —
  * auth, cookies, api keys and any custom header a connection or a config supplied may hold a credential
- * (DESIGN.md §5: credentials stay with their origin).
+ * (docs/security.md: credentials stay with their origin).
  */
 export function headersForAnotherOrigin(headers: Readonly<Record<string, string>>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).filter(([name]) => NEUTRAL_HEADERS.has(name.toLowerCase())));
@@ -97,8 +103,13 @@ function networkError(e: unknown, url: string, signal?: AbortSignal): SluiceErro
 }
 
 /** Reads the body as UTF-8 text, refusing (and cancelling) one longer than `limit` bytes, declared or streamed. */
-async function readLimited(res: Response | Awaited<ReturnType<typeof undiciFetch>>, limit: number, url: string): Promise<string> {
-  const tooLarge = () => new SluiceError("unprocessable", `response from ${describeUrl(url)} is larger than ${limit} bytes`);
+async function readLimited(
+  res: Response | Awaited<ReturnType<typeof undiciFetch>>,
+  limit: number,
+  url: string,
+): Promise<string> {
+  const tooLarge = () =>
+    new SluiceError("unprocessable", `response from ${describeUrl(url)} is larger than ${limit} bytes`);
   const declared = Number(res.headers.get("content-length") ?? "");
   if (Number.isFinite(declared) && declared > limit) {
     await res.body?.cancel();
@@ -151,7 +162,8 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
           return { status: res.status, url: url.href, headers: res.headers as unknown as Headers, text };
         }
         await res.body?.cancel();
-        if (hop >= maxRedirects) throw new SluiceError("unprocessable", `too many redirects (more than ${maxRedirects})`);
+        if (hop >= maxRedirects)
+          throw new SluiceError("unprocessable", `too many redirects (more than ${maxRedirects})`);
         const next = checkUrl(new URL(location, url).href);
         if (next.origin !== url.origin) headers = headersForAnotherOrigin(headers);
         if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === "POST")) {

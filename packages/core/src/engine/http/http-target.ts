@@ -4,7 +4,7 @@ import type { ResolvedConnection } from "../../connectors/resolver.js";
 import type { NodeContext } from "../node-type.js";
 import { describeUrl, headersForAnotherOrigin, type HttpResponse } from "./http-client.js";
 
-/** The request-target keys shared by source_api, sink_api and notify (see `httpTarget` in config-schemas.ts). */
+/** The request-target keys shared by source_api, sink_api and notify (see `httpTarget` in `nodes/config-parts.ts`). */
 export interface HttpTargetConfig {
   url?: string | undefined;
   conn_id?: string | undefined;
@@ -36,15 +36,20 @@ function joinUrl(base: string, path: string): string {
 /**
  * Renders url/path/headers/query and merges the connection's base URL and auth (config headers win). With `conn_id`
  * the request must stay on the connection's origin (scheme, host, port): an absolute `url` or `path` elsewhere is
- * refused, so the connection's credentials are never sent to another host (DESIGN.md §5).
+ * refused, so the connection's credentials are never sent to another host (docs/security.md).
  */
-export async function resolveHttpTarget(ctx: NodeContext, config: HttpTargetConfig, defaultMethod: string): Promise<HttpTarget> {
+export async function resolveHttpTarget(
+  ctx: NodeContext,
+  config: HttpTargetConfig,
+  defaultMethod: string,
+): Promise<HttpTarget> {
   let url: string;
   let headers: Record<string, string> = {};
   const path = config.path ? await ctx.render(config.path) : "";
   if (config.conn_id) {
     const conn = await ctx.connection(config.conn_id);
-    if (conn.type !== "http") throw new SluiceError("invalid", `connection '${conn.conn_id}' is of type ${conn.type}, not http`);
+    if (conn.type !== "http")
+      throw new SluiceError("invalid", `connection '${conn.conn_id}' is of type ${conn.type}, not http`);
     const base = connectionBaseUrl(conn);
     url = joinUrl(config.url ? await ctx.render(config.url) : base, path);
     assertSameOrigin(url, base, conn.conn_id);

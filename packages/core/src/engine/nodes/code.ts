@@ -1,13 +1,20 @@
 import { sharedCodeRunnerPool } from "../../sandbox/code-runner-pool.js";
 import { DEFAULT_MEMORY_MB, MAX_LOG_LINES } from "../../sandbox/runner-protocol.js";
 import { defineNodeType } from "../node-type.js";
-import { codeConfig } from "./config-schemas.js";
+import { z } from "zod";
+import { nonEmpty, loose } from "./config-parts.js";
 
 const DEFAULT_MAX_OUTPUT_ROWS = 2_000_000;
 
+export const codeConfig = loose({
+  code: nonEmpty("code"),
+  memory_mb: z.number().int().min(8).max(4096).optional(),
+  max_output_rows: z.number().int().min(1).max(50_000_000).optional(),
+});
+
 /**
  * `code`: user JavaScript, the body of an async function, run in a V8 isolate inside a separate runner process
- * (DESIGN.md §6) with the node timeout and a memory limit (`memory_mb`, default 256). It receives `rows`,
+ * (docs/nodes.md) with the node timeout and a memory limit (`memory_mb`, default 256). It receives `rows`,
  * `columns`, `inputs`, `params` and returns rows or `{ columns, rows }`; `console.*` lines become run logs.
  */
 export const codeNode = defineNodeType({

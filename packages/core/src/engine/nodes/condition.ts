@@ -1,7 +1,8 @@
 import { EMPTY_DATASET, type DataSet } from "../dataset.js";
 import { compileExpression } from "../expression.js";
 import { defineNodeType } from "../node-type.js";
-import { conditionConfig } from "./config-schemas.js";
+import { z } from "zod";
+import { nonEmpty, loose } from "./config-parts.js";
 
 const DEFAULT_SAMPLE_ROWS = 1000;
 
@@ -43,6 +44,11 @@ export function columnAggregates(data: DataSet): Aggregates {
   }
   return agg;
 }
+
+export const conditionConfig = loose({
+  expression: nonEmpty("expression"),
+  sample_rows: z.number().int().min(0).max(100_000).optional(),
+});
 
 /**
  * `condition`: evaluates `expression` over its input with the safe evaluator. Variables: `row_count`, `columns`,

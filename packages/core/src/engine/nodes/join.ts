@@ -1,7 +1,8 @@
 import { SluiceError } from "../../errors.js";
 import type { Row } from "../dataset.js";
 import { defineNodeType } from "../node-type.js";
-import { joinConfig } from "./config-schemas.js";
+import { z } from "zod";
+import { nonEmpty, loose } from "./config-parts.js";
 
 const list = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 const keyOf = (row: Row, columns: readonly string[]) => {
@@ -9,6 +10,16 @@ const keyOf = (row: Row, columns: readonly string[]) => {
   // SQL semantics: a null key never matches
   return values.some((v) => v === null || v === undefined) ? null : JSON.stringify(values);
 };
+
+export const joinConfig = loose({
+  how: z.enum(["inner", "left", "right", "full"]).optional(),
+  on: z.union([nonEmpty("on"), z.array(nonEmpty("on")).min(1)]).optional(),
+  left_on: z.union([nonEmpty("left_on"), z.array(nonEmpty("left_on")).min(1)]).optional(),
+  right_on: z.union([nonEmpty("right_on"), z.array(nonEmpty("right_on")).min(1)]).optional(),
+}).refine(
+  (c) => Boolean(c.on) || (Boolean(c.left_on) && Boolean(c.right_on)),
+  "join needs on (or left_on and right_on)",
+);
 
 /**
  * `join`: hash join of two inputs (edge order: left, right) on one or several key columns. Key columns appear once
@@ -22,7 +33,8 @@ export const joinNode = defineNodeType({
     const [left, right] = inputs as [(typeof inputs)[0], (typeof inputs)[0]];
     const leftOn = list(config.left_on ?? config.on);
     const rightOn = list(config.right_on ?? config.on);
-    if (leftOn.length !== rightOn.length) throw new SluiceError("invalid", "left_on and right_on must name the same number of columns");
+    if (leftOn.length !== rightOn.length)
+      throw new SluiceError("invalid", "left_on and right_on must name the same number of columns");
     const how = config.how ?? "inner";
     const [leftId, rightId] = [ctx.inputIds[0] ?? "left", ctx.inputIds[1] ?? "right"];
 
@@ -62,8 +74,12 @@ export const joinNode = defineNodeType({
         }
       } else if (how === "left" || how === "full") rows.push(build(l, null));
     }
-    if (how === "right" || how === "full") right.rows.forEach((r, i) => matchedRight.has(i) || rows.push(build(null, r)));
-    ctx.log("info", `${how} join on ${leftOn.join(", ")}: ${left.rows.length} × ${right.rows.length} rows → ${rows.length}`);
+    if (how === "right" || how === "full")
+      right.rows.forEach((r, i) => matchedRight.has(i) || rows.push(build(null, r)));
+    ctx.log(
+      "info",
+      `${how} join on ${leftOn.join(", ")}: ${left.rows.length} × ${right.rows.length} rows → ${rows.length}`,
+    );
     return { output: { columns, rows } };
   },
 });

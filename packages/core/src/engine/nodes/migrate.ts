@@ -2,7 +2,9 @@ import { SluiceError } from "../../errors.js";
 import { refuseSqliteFileStatements } from "../../connectors/types/sqlite.js";
 import { driverErrorMessage, withNodeDatabase } from "../db/database.js";
 import { defineNodeType } from "../node-type.js";
-import { migrateConfig } from "./config-schemas.js";
+import { z } from "zod";
+import { nonEmpty, loose } from "./config-parts.js";
+import { sqlTables, tablesOf, texts } from "./references.js";
 
 /**
  * Splits SQL text into statements at top-level `;`, respecting quotes ('…', "…", `…`), PostgreSQL dollar quotes
@@ -50,6 +52,11 @@ export function splitStatements(sql: string): string[] {
   return out;
 }
 
+export const migrateConfig = loose({
+  conn_id: nonEmpty("conn_id"),
+  sql: z.union([nonEmpty("sql"), z.array(nonEmpty("sql")).min(1, "sql must not be empty")]),
+});
+
 /**
  * `migrate`: runs the DDL/DML statements of `sql` (several per string, or an array) in order — in one transaction on
  * PostgreSQL and SQLite (there in a worker thread); on MySQL/MariaDB DDL commits implicitly, so a failure stops at the
@@ -58,6 +65,8 @@ export function splitStatements(sql: string): string[] {
 export const migrateNode = defineNodeType({
   type: "migrate",
   configSchema: migrateConfig,
+  effects: true,
+  references: (c) => ({ tablesWritten: tablesOf(c, sqlTables(texts(...[c.sql].flat()).join(";\n"), "written")) }),
   async run(ctx, config, inputs) {
     const conn = await ctx.connection(config.conn_id);
     const statements = (Array.isArray(config.sql) ? config.sql : [config.sql]).flatMap(splitStatements);
@@ -71,14 +80,18 @@ export const migrateNode = defineNodeType({
             await exec(bound.sql, bound.bindings);
           } catch (e) {
             if (e instanceof SluiceError) throw e;
-            throw new SluiceError("unprocessable", `statement ${n + 1} of ${statements.length} failed: ${driverErrorMessage(e)}`);
+            throw new SluiceError(
+              "unprocessable",
+              `statement ${n + 1} of ${statements.length} failed: ${driverErrorMessage(e)}`,
+            );
           }
         }
       };
       if (db.dialect === "sqlite") {
         // in the database's worker thread; bindings converted as knex's better-sqlite3 client does
         const sqlite = db.sqlite;
-        const bindable = (b: unknown[]) => b.map((v) => (v instanceof Date ? v.valueOf() : typeof v === "boolean" ? Number(v) : v));
+        const bindable = (b: unknown[]) =>
+          b.map((v) => (v instanceof Date ? v.valueOf() : typeof v === "boolean" ? Number(v) : v));
         await sqlite.transaction(() => runAll((sql, b) => sqlite.run(sql.replace(/\\\?/g, "?"), bindable(b))));
       } else if (db.dialect === "mysql") await runAll((sql, b) => db.knex.raw(sql, b as never[]));
       else await db.knex.transaction((trx) => runAll((sql, b) => trx.raw(sql, b as never[])));

@@ -1,13 +1,15 @@
 import { SluiceError } from "../../errors.js";
 import type { Row } from "../dataset.js";
 import { defineNodeType } from "../node-type.js";
-import { qualityConfig } from "./config-schemas.js";
+import { z } from "zod";
+import { loose } from "./config-parts.js";
 
 type Check = (typeof qualityConfig)["_zod"]["output"]["checks"][number];
 
 const isNull = (v: unknown) => v === null || v === undefined || v === "";
 const num = (v: unknown) => (typeof v === "number" ? v : Number(v));
-const cmp = (a: unknown, b: unknown) => (typeof b === "number" ? num(a) - b : String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0);
+const cmp = (a: unknown, b: unknown) =>
+  typeof b === "number" ? num(a) - b : String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
 
 function typeMatches(value: unknown, expected: string): boolean {
   switch (expected) {
@@ -57,8 +59,10 @@ function runCheck(check: Check, rows: Row[], now: Date): { bad: Set<number>; tab
       rows.forEach((r, i) => {
         const v = r[c];
         if (isNull(v)) return;
-        if ((check.type === "min" || check.type === "range") && check.min !== undefined && cmp(v, check.min) < 0) bad.add(i);
-        if ((check.type === "max" || check.type === "range") && check.max !== undefined && cmp(v, check.max) > 0) bad.add(i);
+        if ((check.type === "min" || check.type === "range") && check.min !== undefined && cmp(v, check.min) < 0)
+          bad.add(i);
+        if ((check.type === "max" || check.type === "range") && check.max !== undefined && cmp(v, check.max) > 0)
+          bad.add(i);
       });
       break;
     }
@@ -83,8 +87,10 @@ function runCheck(check: Check, rows: Row[], now: Date): { bad: Set<number>; tab
     }
     case "row_count": {
       const n = rows.length;
-      if (check.min !== undefined && n < num(check.min)) return { bad, tableError: `row_count ${n} < min ${check.min}` };
-      if (check.max !== undefined && n > num(check.max)) return { bad, tableError: `row_count ${n} > max ${check.max}` };
+      if (check.min !== undefined && n < num(check.min))
+        return { bad, tableError: `row_count ${n} < min ${check.min}` };
+      if (check.max !== undefined && n > num(check.max))
+        return { bad, tableError: `row_count ${n} > max ${check.max}` };
       break;
     }
     case "freshness": {
@@ -100,7 +106,39 @@ function runCheck(check: Check, rows: Row[], now: Date): { bad: Set<number>; tab
   return { bad };
 }
 
-const describe = (check: Check) => `${check.type}${check.column ? `(${check.column})` : check.columns ? `(${check.columns.join(",")})` : ""}`;
+const describe = (check: Check) =>
+  `${check.type}${check.column ? `(${check.column})` : check.columns ? `(${check.columns.join(",")})` : ""}`;
+
+export const QUALITY_CHECK_TYPES = [
+  "not_null",
+  "unique",
+  "min",
+  "max",
+  "range",
+  "regex",
+  "accepted_values",
+  "row_count",
+  "type_check",
+  "freshness",
+] as const;
+
+export const qualityConfig = loose({
+  checks: z.array(
+    z.looseObject({
+      type: z.enum(QUALITY_CHECK_TYPES, { error: `check type must be one of ${QUALITY_CHECK_TYPES.join(", ")}` }),
+      column: z.string().min(1).optional(),
+      columns: z.array(z.string().min(1)).optional(),
+      min: z.union([z.number(), z.string()]).optional(),
+      max: z.union([z.number(), z.string()]).optional(),
+      pattern: z.string().optional(),
+      values: z.array(z.unknown()).optional(),
+      expected_type: z.enum(["number", "integer", "string", "boolean", "date"]).optional(),
+      max_age_hours: z.number().positive().optional(),
+    }),
+    { error: "checks must be an array" },
+  ),
+  on_failure: z.enum(["block", "warn", "dlq"]).optional(),
+});
 
 /**
  * `quality`: data checks over the input. `on_failure`: `block` (default) fails the node naming the failed checks;

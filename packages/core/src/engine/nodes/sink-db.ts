@@ -4,7 +4,9 @@ import { SluiceError } from "../../errors.js";
 import { driverErrorMessage, sqliteSql, withNodeDatabase, type DbDialect, type NodeDatabase } from "../db/database.js";
 import type { DataSet, Row } from "../dataset.js";
 import { defineNodeType } from "../node-type.js";
-import { sinkDbConfig } from "./config-schemas.js";
+import { z } from "zod";
+import { nonEmpty, loose } from "./config-parts.js";
+import { tablesOf, texts } from "./references.js";
 
 const MAX_BINDINGS = 60_000;
 /** SQLite caps a compound SELECT (knex's multi-row insert there) at 500 terms. */
@@ -12,7 +14,12 @@ const SQLITE_MAX_ROWS = 500;
 const list = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 
 /** Values the drivers can bind: objects and arrays as JSON text. */
-const cell = (v: unknown) => (v === undefined ? null : v !== null && typeof v === "object" && !(v instanceof Date) && !Buffer.isBuffer(v) ? JSON.stringify(v) : v);
+const cell = (v: unknown) =>
+  v === undefined
+    ? null
+    : v !== null && typeof v === "object" && !(v instanceof Date) && !Buffer.isBuffer(v)
+      ? JSON.stringify(v)
+      : v;
 
 type ColumnKind = "integer" | "float" | "boolean" | "text";
 
@@ -23,7 +30,13 @@ function columnKind(rows: readonly Row[], column: string): ColumnKind {
     const v = row[column];
     if (v === null || v === undefined) continue;
     const k: ColumnKind =
-      typeof v === "bigint" || (typeof v === "number" && Number.isInteger(v)) ? "integer" : typeof v === "number" ? "float" : typeof v === "boolean" ? "boolean" : "text";
+      typeof v === "bigint" || (typeof v === "number" && Number.isInteger(v))
+        ? "integer"
+        : typeof v === "number"
+          ? "float"
+          : typeof v === "boolean"
+            ? "boolean"
+            : "text";
     if (kind === null || kind === k) kind = k;
     else if ((kind === "integer" && k === "float") || (kind === "float" && k === "integer")) kind = "float";
     else return "text";
@@ -47,26 +60,42 @@ function createTable(knex: Knex, table: string, data: DataSet, keys: string[], d
   });
 }
 
-const quoteIdent = (name: string) => name.split(".").map((part) => `"${part.replace(/"/g, '""')}"`).join(".");
+const quoteIdent = (name: string) =>
+  name
+    .split(".")
+    .map((part) => `"${part.replace(/"/g, '""')}"`)
+    .join(".");
 
 /** A multi-row INSERT (with ON CONFLICT … DO UPDATE for upserts) in PostgreSQL/SQLite syntax. */
-function insertSql(dialect: "postgres" | "sqlite", table: string, columns: string[], rowCount: number, keys: string[] | null): string {
+function insertSql(
+  dialect: "postgres" | "sqlite",
+  table: string,
+  columns: string[],
+  rowCount: number,
+  keys: string[] | null,
+): string {
   let n = 0;
   const placeholder = () => (dialect === "postgres" ? `$${++n}` : "?");
   const tuples = Array.from({ length: rowCount }, () => `(${columns.map(placeholder).join(",")})`).join(",");
   let sql = `insert into ${quoteIdent(table)} (${columns.map(quoteIdent).join(",")}) values ${tuples}`;
   if (keys) {
     const rest = columns.filter((c) => !keys.includes(c));
-    sql += ` on conflict (${keys.map(quoteIdent).join(",")}) ` + (rest.length ? `do update set ${rest.map((c) => `${quoteIdent(c)} = excluded.${quoteIdent(c)}`).join(",")}` : "do nothing");
+    sql +=
+      ` on conflict (${keys.map(quoteIdent).join(",")}) ` +
+      (rest.length
+        ? `do update set ${rest.map((c) => `${quoteIdent(c)} = excluded.${quoteIdent(c)}`).join(",")}`
+        : "do nothing");
   }
   return sql;
 }
 
 const rowValues = (rows: readonly Row[], columns: string[], dialect: "postgres" | "sqlite") =>
-  rows.flatMap((r) => columns.map((c) => {
-    const v = cell(r[c]);
-    return dialect === "sqlite" && typeof v === "boolean" ? (v ? 1 : 0) : v;
-  }));
+  rows.flatMap((r) =>
+    columns.map((c) => {
+      const v = cell(r[c]);
+      return dialect === "sqlite" && typeof v === "boolean" ? (v ? 1 : 0) : v;
+    }),
+  );
 
 /** Whether `table` exists; on SQLite the knex-compiled check runs in the database's worker. */
 async function hasTable(db: NodeDatabase, table: string): Promise<boolean> {
@@ -90,13 +119,23 @@ async function createTableIn(db: NodeDatabase, table: string, data: DataSet, key
  * Writes with the driver directly (knex builds large multi-row inserts slowly): prepared multi-row INSERTs inside
  * one transaction on the node's single connection (on SQLite, in the database's worker thread).
  */
-async function writeDirect(db: Exclude<NodeDatabase, { dialect: "mysql" }>, table: string, data: DataSet, keys: string[] | null, perBatch: number, signal: AbortSignal): Promise<number> {
+async function writeDirect(
+  db: Exclude<NodeDatabase, { dialect: "mysql" }>,
+  table: string,
+  data: DataSet,
+  keys: string[] | null,
+  perBatch: number,
+  signal: AbortSignal,
+): Promise<number> {
   if (db.dialect === "sqlite") {
     const sqlite = db.sqlite;
     await sqlite.transaction(async () => {
       for (let i = 0; i < data.rows.length; i += perBatch) {
         const chunk = data.rows.slice(i, i + perBatch);
-        await sqlite.run(insertSql("sqlite", table, data.columns, chunk.length, keys), rowValues(chunk, data.columns, "sqlite"));
+        await sqlite.run(
+          insertSql("sqlite", table, data.columns, chunk.length, keys),
+          rowValues(chunk, data.columns, "sqlite"),
+        );
       }
     });
     return data.rows.length;
@@ -108,7 +147,10 @@ async function writeDirect(db: Exclude<NodeDatabase, { dialect: "mysql" }>, tabl
       for (let i = 0; i < data.rows.length; i += perBatch) {
         if (signal.aborted) throw new SluiceError("unprocessable", "the write was cancelled");
         const chunk = data.rows.slice(i, i + perBatch);
-        await client.query({ text: insertSql("postgres", table, data.columns, chunk.length, keys), values: rowValues(chunk, data.columns, "postgres") });
+        await client.query({
+          text: insertSql("postgres", table, data.columns, chunk.length, keys),
+          values: rowValues(chunk, data.columns, "postgres"),
+        });
       }
       await client.query("commit");
     } catch (e) {
@@ -121,6 +163,14 @@ async function writeDirect(db: Exclude<NodeDatabase, { dialect: "mysql" }>, tabl
   }
 }
 
+export const sinkDbConfig = loose({
+  conn_id: nonEmpty("conn_id"),
+  table: nonEmpty("table"),
+  mode: z.enum(["insert", "upsert"], { error: "mode must be insert or upsert" }).optional(),
+  conflict_key: z.union([nonEmpty("conflict_key"), z.array(nonEmpty("conflict_key")).min(1)]).optional(),
+  batch_size: z.number().int().min(1).max(100_000).optional(),
+}).refine((c) => c.mode !== "upsert" || Boolean(c.conflict_key), "conflict_key is required with mode upsert");
+
 /**
  * `sink_db`: writes its input into `table` — `insert`, or `upsert` on `conflict_key` (one column or several) with each
  * dialect's native upsert (ON CONFLICT … DO UPDATE, ON DUPLICATE KEY UPDATE). Creates the table when missing (with a
@@ -129,6 +179,8 @@ async function writeDirect(db: Exclude<NodeDatabase, { dialect: "mysql" }>, tabl
 export const sinkDbNode = defineNodeType({
   type: "sink_db",
   configSchema: sinkDbConfig,
+  effects: true,
+  references: (c) => ({ tablesWritten: tablesOf(c, texts(c.table)) }),
   async run(ctx, config, inputs) {
     const data = inputs[0] ?? { columns: [], rows: [] };
     const conn = await ctx.connection(config.conn_id);
@@ -147,14 +199,19 @@ export const sinkDbNode = defineNodeType({
       }
       if (data.rows.length === 0) return 0;
       const cap = db.dialect === "sqlite" ? SQLITE_MAX_ROWS : Number.POSITIVE_INFINITY;
-      const perBatch = Math.max(1, Math.min(config.batch_size ?? 1000, cap, Math.floor(MAX_BINDINGS / Math.max(1, data.columns.length))));
+      const perBatch = Math.max(
+        1,
+        Math.min(config.batch_size ?? 1000, cap, Math.floor(MAX_BINDINGS / Math.max(1, data.columns.length))),
+      );
       let count = 0;
       const write = async () => {
         if (db.dialect === "mysql") {
           await db.knex.transaction(async (trx) => {
             for (let i = 0; i < data.rows.length; i += perBatch) {
               if (ctx.signal.aborted) throw new SluiceError("unprocessable", "the write was cancelled");
-              const batch = data.rows.slice(i, i + perBatch).map((r: Row) => Object.fromEntries(data.columns.map((c) => [c, cell(r[c])])));
+              const batch = data.rows
+                .slice(i, i + perBatch)
+                .map((r: Row) => Object.fromEntries(data.columns.map((c) => [c, cell(r[c])])));
               const insert = trx(table).insert(batch);
               if (mode === "upsert") await insert.onConflict(keys).merge();
               else await insert;
@@ -166,7 +223,12 @@ export const sinkDbNode = defineNodeType({
         }
       };
       await write().catch((e: unknown) => {
-        throw e instanceof SluiceError ? e : new SluiceError("unprocessable", `writing to ${table} failed (nothing was written): ${driverErrorMessage(e)}`);
+        throw e instanceof SluiceError
+          ? e
+          : new SluiceError(
+              "unprocessable",
+              `writing to ${table} failed (nothing was written): ${driverErrorMessage(e)}`,
+            );
       });
       return count;
     });

@@ -7,11 +7,14 @@ import { stringify } from "csv-stringify";
 import type { DataSet } from "../dataset.js";
 import { resolveConfinedPath } from "../../file-access.js";
 import { defineNodeType } from "../node-type.js";
-import { sinkFileConfig } from "./config-schemas.js";
+import { z } from "zod";
+import { nonEmpty, loose } from "./config-parts.js";
+import { texts } from "./references.js";
 
 const NEW_FILE_MODE = 0o640;
 
-const cell = (v: unknown) => (v instanceof Date ? v.toISOString() : v !== null && typeof v === "object" ? JSON.stringify(v) : v);
+const cell = (v: unknown) =>
+  v instanceof Date ? v.toISOString() : v !== null && typeof v === "object" ? JSON.stringify(v) : v;
 
 function* jsonLines(data: DataSet): Generator<string> {
   for (const row of data.rows) yield `${JSON.stringify(row)}\n`;
@@ -27,6 +30,13 @@ function* jsonArray(data: DataSet): Generator<string> {
   yield first ? "]\n" : "\n]\n";
 }
 
+export const sinkFileConfig = loose({
+  path: nonEmpty("path"),
+  format: z.enum(["csv", "json", "jsonl"]).optional(),
+  delimiter: z.string().length(1, "delimiter must be one character").optional(),
+  header: z.boolean().optional(),
+});
+
 /**
  * `sink_file`: writes its input as csv (csv-stringify: proper quoting), a json array or jsonl, inside the file roots.
  * Written to a temp file beside the target and renamed into place, so a failed node never leaves a half-written
@@ -36,6 +46,8 @@ function* jsonArray(data: DataSet): Generator<string> {
 export const sinkFileNode = defineNodeType({
   type: "sink_file",
   configSchema: sinkFileConfig,
+  effects: true,
+  references: (c) => ({ filesWritten: texts(c.path) }),
   async run(ctx, config, inputs) {
     const data = inputs[0] ?? { columns: [], rows: [] };
     const target = await resolveConfinedPath(await ctx.render(config.path), ctx);
@@ -45,7 +57,10 @@ export const sinkFileNode = defineNodeType({
     try {
       const source =
         format === "csv"
-          ? Readable.from(data.rows.map((r) => data.columns.map((c) => cell(r[c]))), { objectMode: true }).pipe(
+          ? Readable.from(
+              data.rows.map((r) => data.columns.map((c) => cell(r[c]))),
+              { objectMode: true },
+            ).pipe(
               stringify({ header: config.header ?? true, columns: data.columns, delimiter: config.delimiter ?? "," }),
             )
           : Readable.from(format === "json" ? jsonArray(data) : jsonLines(data));

@@ -11,7 +11,9 @@ import {
   valueAtPath,
 } from "../http/http-target.js";
 import { defineNodeType } from "../node-type.js";
-import { sourceApiConfig } from "./config-schemas.js";
+import { z } from "zod";
+import { loose, httpTarget } from "./config-parts.js";
+import { apiTarget } from "./references.js";
 
 const DEFAULT_MAX_PAGES = 100;
 
@@ -21,8 +23,26 @@ function rowsOf(body: unknown, rowsPath: string | undefined, url: string): Row[]
     const where = rowsPath ? `at '${rowsPath}'` : "at the top level (set rows_path)";
     throw new SluiceError("unprocessable", `response from ${describeUrl(url)} has no array ${where}`);
   }
-  return found.map((item) => (item !== null && typeof item === "object" && !Array.isArray(item) ? (item as Row) : { value: item }));
+  return found.map((item) =>
+    item !== null && typeof item === "object" && !Array.isArray(item) ? (item as Row) : { value: item },
+  );
 }
+
+export const sourceApiConfig = loose({
+  ...httpTarget,
+  body: z.unknown().optional(),
+  rows_path: z.string().optional(),
+  next_url_path: z.string().min(1).optional(),
+  page_param: z.string().min(1).optional(),
+  offset_param: z.string().min(1).optional(),
+  page_start: z.number().int().optional(),
+  page_size: z.number().int().min(1).optional(),
+  page_size_param: z.string().min(1).optional(),
+  max_pages: z.number().int().min(1).max(10_000).optional(),
+})
+  .refine((c) => Boolean(c.url) || Boolean(c.conn_id), "url or conn_id is required")
+  .refine((c) => !(c.page_param && c.offset_param), "use page_param or offset_param, not both")
+  .refine((c) => !c.offset_param || c.page_size !== undefined, "page_size is required with offset_param");
 
 /**
  * `source_api`: reads rows from a JSON HTTP API, following pagination (`next_url_path`, or `page_param` /
@@ -31,6 +51,7 @@ function rowsOf(body: unknown, rowsPath: string | undefined, url: string): Row[]
 export const sourceApiNode = defineNodeType({
   type: "source_api",
   configSchema: sourceApiConfig,
+  references: (c) => ({ apisRead: apiTarget(c) }),
   async run(ctx, config) {
     const target = await resolveHttpTarget(ctx, config, "GET");
     const body = config.body === undefined ? undefined : await renderJson(ctx, config.body);
@@ -46,7 +67,8 @@ export const sourceApiNode = defineNodeType({
       if (paged) {
         const u = new URL(url);
         u.searchParams.set((config.page_param ?? config.offset_param)!, String(page));
-        if (config.page_size !== undefined && config.page_size_param) u.searchParams.set(config.page_size_param, String(config.page_size));
+        if (config.page_size !== undefined && config.page_size_param)
+          u.searchParams.set(config.page_size_param, String(config.page_size));
         pageUrl = u.href;
       }
       // a next link to another origin gets none of the headers that may carry a credential

@@ -3,7 +3,15 @@ import { refuseSqliteFileStatements } from "../../connectors/types/sqlite.js";
 import { driverErrorMessage, streamRows, withNodeDatabase } from "../db/database.js";
 import type { Row } from "../dataset.js";
 import { defineNodeType } from "../node-type.js";
-import { sourceDbConfig } from "./config-schemas.js";
+import { z } from "zod";
+import { nonEmpty, loose } from "./config-parts.js";
+import { sqlTables, tablesOf, text, texts } from "./references.js";
+
+export const sourceDbConfig = loose({
+  conn_id: nonEmpty("conn_id"),
+  query: nonEmpty("query"),
+  batch_size: z.number().int().min(1).max(1_000_000).optional(),
+});
 
 /**
  * `source_db`: runs `query` on a postgres, mysql or sqlite connection and streams the rows from the driver in
@@ -12,6 +20,7 @@ import { sourceDbConfig } from "./config-schemas.js";
 export const sourceDbNode = defineNodeType({
   type: "source_db",
   configSchema: sourceDbConfig,
+  references: (c) => ({ tablesRead: tablesOf(c, [...sqlTables(text(c.query) ?? "", "read"), ...texts(c.table)]) }),
   async run(ctx, config) {
     const conn = await ctx.connection(config.conn_id);
     const { sql, bindings } = await ctx.renderSql(config.query);
@@ -25,7 +34,9 @@ export const sourceDbNode = defineNodeType({
           for (const row of batch) rows.push(row);
         }
       } catch (e) {
-        throw e instanceof SluiceError ? e : new SluiceError("unprocessable", `query on ${conn.conn_id} failed: ${driverErrorMessage(e)}`);
+        throw e instanceof SluiceError
+          ? e
+          : new SluiceError("unprocessable", `query on ${conn.conn_id} failed: ${driverErrorMessage(e)}`);
       }
       ctx.log("info", `read ${rows.length} rows from ${conn.conn_id} (${db.dialect})`);
       return { output: { columns: columns ?? [], rows } };

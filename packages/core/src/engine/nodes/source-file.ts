@@ -7,8 +7,9 @@ import { SluiceError } from "../../errors.js";
 import { dataSetFromRows, type DataSet, type Row } from "../dataset.js";
 import { assertNotStateFile, resolveConfinedPath } from "../../file-access.js";
 import { defineNodeType } from "../node-type.js";
-import { sourceFileConfig } from "./config-schemas.js";
-import type { z } from "zod";
+import { z } from "zod";
+import { nonEmpty, loose } from "./config-parts.js";
+import { texts } from "./references.js";
 
 type SourceFileConfig = z.infer<typeof sourceFileConfig>;
 type Format = "csv" | "json" | "jsonl";
@@ -21,7 +22,8 @@ function formatOf(config: SourceFileConfig, file: string): Format {
   return "csv";
 }
 
-const asRow = (v: unknown): Row => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Row) : { value: v });
+const asRow = (v: unknown): Row =>
+  v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Row) : { value: v };
 
 /** Streams a CSV file through csv-parse; without a header row the columns are `column_1`, `column_2`, … */
 async function readCsv(file: fs.promises.FileHandle, config: SourceFileConfig, signal: AbortSignal): Promise<DataSet> {
@@ -51,8 +53,16 @@ async function readCsv(file: fs.promises.FileHandle, config: SourceFileConfig, s
 }
 
 /** Reads a JSON Lines file one line at a time. */
-async function readJsonl(file: fs.promises.FileHandle, config: SourceFileConfig, signal: AbortSignal): Promise<DataSet> {
-  const stream = file.createReadStream({ signal, autoClose: false, encoding: (config.encoding ?? "utf8") as BufferEncoding });
+async function readJsonl(
+  file: fs.promises.FileHandle,
+  config: SourceFileConfig,
+  signal: AbortSignal,
+): Promise<DataSet> {
+  const stream = file.createReadStream({
+    signal,
+    autoClose: false,
+    encoding: (config.encoding ?? "utf8") as BufferEncoding,
+  });
   const lines = readline.createInterface({ input: stream, crlfDelay: Infinity });
   const rows: Row[] = [];
   let lineNo = 0;
@@ -76,7 +86,11 @@ async function readJsonl(file: fs.promises.FileHandle, config: SourceFileConfig,
   return dataSetFromRows(rows);
 }
 
-async function readJsonArray(file: fs.promises.FileHandle, config: SourceFileConfig, signal: AbortSignal): Promise<DataSet> {
+async function readJsonArray(
+  file: fs.promises.FileHandle,
+  config: SourceFileConfig,
+  signal: AbortSignal,
+): Promise<DataSet> {
   const text = await file.readFile({ signal, encoding: (config.encoding ?? "utf8") as BufferEncoding });
   let value: unknown;
   try {
@@ -88,6 +102,17 @@ async function readJsonArray(file: fs.promises.FileHandle, config: SourceFileCon
   return dataSetFromRows(value.map(asRow));
 }
 
+export const sourceFileConfig = loose({
+  path: nonEmpty("path"),
+  format: z.enum(["csv", "json", "jsonl"]).optional(),
+  delimiter: z.string().min(1).max(4).optional(),
+  header: z.boolean().optional(),
+  quote: z.union([z.string().length(1), z.literal(false)]).optional(),
+  escape: z.string().length(1).optional(),
+  cast: z.boolean().optional(),
+  encoding: z.enum(["utf8", "utf-8", "latin1", "ascii", "utf16le"]).optional(),
+});
+
 /**
  * `source_file`: reads csv, json (an array) or jsonl from a path inside the file roots (`..` and symlink escapes
  * refused). CSV and JSON Lines are streamed.
@@ -95,6 +120,7 @@ async function readJsonArray(file: fs.promises.FileHandle, config: SourceFileCon
 export const sourceFileNode = defineNodeType({
   type: "source_file",
   configSchema: sourceFileConfig,
+  references: (c) => ({ filesRead: texts(c.path) }),
   async run(ctx, config) {
     const requested = await ctx.render(config.path);
     const file = await resolveConfinedPath(requested, ctx);

@@ -3,7 +3,8 @@ import { SluiceError } from "../../errors.js";
 import type { DataSet, Row } from "../dataset.js";
 import { withSqliteWorker, type SqliteQuery, type SqliteWorker } from "../db/sqlite-worker.js";
 import { defineNodeType } from "../node-type.js";
-import { sqlConfig } from "./config-schemas.js";
+import { z } from "zod";
+import { nonEmpty, loose } from "./config-parts.js";
 
 type SqliteType = "INTEGER" | "REAL" | "TEXT" | "BLOB" | "";
 
@@ -15,7 +16,8 @@ function columnType(rows: readonly Row[], column: string): SqliteType {
   for (const row of rows) {
     const v = row[column];
     if (v === null || v === undefined) continue;
-    if (typeof v === "boolean" || typeof v === "bigint" || (typeof v === "number" && Number.isInteger(v))) kinds.add("INTEGER");
+    if (typeof v === "boolean" || typeof v === "bigint" || (typeof v === "number" && Number.isInteger(v)))
+      kinds.add("INTEGER");
     else if (typeof v === "number") kinds.add("REAL");
     else if (v instanceof Uint8Array) kinds.add("BLOB");
     else kinds.add("TEXT");
@@ -49,13 +51,17 @@ async function loadTable(sqlite: SqliteWorker, table: string, data: DataSet): Pr
   const insert = `INSERT INTO ${quoteIdent(table)} (${columns.map(quoteIdent).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`;
   await sqlite.transaction(async () => {
     for (let i = 0; i < data.rows.length; i += LOAD_BATCH) {
-      await sqlite.runMany(insert, data.rows.slice(i, i + LOAD_BATCH).map((row) => columns.map((c) => toSqlite(row[c]))));
+      await sqlite.runMany(
+        insert,
+        data.rows.slice(i, i + LOAD_BATCH).map((row) => columns.map((c) => toSqlite(row[c]))),
+      );
     }
   });
 }
 
 /** The first keyword of a statement, past leading blanks and comments. */
-const firstKeyword = (sql: string) => /^(?:\s+|--[^\n]*(?:\n|$)|\/\*[\s\S]*?(?:\*\/|$))*([A-Za-z]+)/.exec(sql)?.[1]?.toUpperCase() ?? "";
+const firstKeyword = (sql: string) =>
+  /^(?:\s+|--[^\n]*(?:\n|$)|\/\*[\s\S]*?(?:\*\/|$))*([A-Za-z]+)/.exec(sql)?.[1]?.toUpperCase() ?? "";
 
 /**
  * The `sql` node only reads: a statement runs when SQLite reports it returns rows and writes nothing
@@ -67,8 +73,16 @@ function refuseUnlessReadOnly(query: SqliteQuery, sql: string): void {
   const keyword = firstKeyword(sql);
   if (query.reader && query.readonly && keyword !== "PRAGMA") return;
   const hint = keyword === "PRAGMA" ? "; read a pragma with SELECT * FROM pragma_<name>(…)" : "";
-  throw new SluiceError("invalid", `sql: only read-only queries run here (SELECT, WITH … SELECT, VALUES); ${keyword || "this statement"} is refused${hint}`);
+  throw new SluiceError(
+    "invalid",
+    `sql: only read-only queries run here (SELECT, WITH … SELECT, VALUES); ${keyword || "this statement"} is refused${hint}`,
+  );
 }
+
+export const sqlConfig = loose({ sql: nonEmpty("sql").optional(), query: z.string().optional() }).refine(
+  (c) => Boolean(c.sql) || Boolean(c.query),
+  "sql is required",
+);
 
 /**
  * `sql`: runs one read-only query over the inputs in a fresh in-memory SQLite database held by a worker thread.
@@ -89,7 +103,8 @@ export const sqlNode = defineNodeType({
         for (const [i, data] of inputs.entries()) {
           const id = ctx.inputIds[i] ?? `input_${i + 1}`;
           await loadTable(sqlite, id, data);
-          if (inputs.length === 1 && id !== "input") await sqlite.run(`CREATE VIEW input AS SELECT * FROM ${quoteIdent(id)}`);
+          if (inputs.length === 1 && id !== "input")
+            await sqlite.run(`CREATE VIEW input AS SELECT * FROM ${quoteIdent(id)}`);
         }
         // a second lock: should a statement ever pass the check below, it still cannot write
         await sqlite.run("PRAGMA query_only = ON");

@@ -2,7 +2,9 @@ import { SluiceError } from "../../errors.js";
 import type { DataSet, Row } from "../dataset.js";
 import { compileExpression } from "../expression.js";
 import { defineNodeType } from "../node-type.js";
-import { transformConfig } from "./config-schemas.js";
+import { z } from "zod";
+import { loose } from "./config-parts.js";
+import { TransformRuleSchema } from "./transform-rules.js";
 import type { TransformRule } from "./transform-rules.js";
 
 const list = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
@@ -114,12 +116,19 @@ export function applyRule(data: DataSet, rule: TransformRule, params: Readonly<R
     case "rename": {
       const m = rule.mapping;
       const rename = (c: string) => (Object.hasOwn(m, c) ? m[c]! : c);
-      return { columns: columns.map(rename), rows: rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [rename(k), v]))) };
+      return {
+        columns: columns.map(rename),
+        rows: rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [rename(k), v]))),
+      };
     }
     case "select": {
       const missing = rule.columns.filter((c) => !columns.includes(c));
-      if (missing.length && rows.length) throw new SluiceError("invalid", `select: unknown column(s) ${missing.join(", ")}`);
-      return { columns: [...rule.columns], rows: rows.map((r) => Object.fromEntries(rule.columns.map((c) => [c, r[c] ?? null]))) };
+      if (missing.length && rows.length)
+        throw new SluiceError("invalid", `select: unknown column(s) ${missing.join(", ")}`);
+      return {
+        columns: [...rule.columns],
+        rows: rows.map((r) => Object.fromEntries(rule.columns.map((c) => [c, r[c] ?? null]))),
+      };
     }
     case "drop": {
       const drop = new Set(rule.columns);
@@ -142,12 +151,21 @@ export function applyRule(data: DataSet, rule: TransformRule, params: Readonly<R
     case "cast": {
       const targets = [...list(rule.columns), ...list(rule.column)];
       if (!targets.length) throw new SluiceError("invalid", "cast needs column or columns");
-      return { columns, rows: rows.map((r) => ({ ...r, ...Object.fromEntries(targets.map((c) => [c, castValue(r[c], rule.to)])) })) };
+      return {
+        columns,
+        rows: rows.map((r) => ({ ...r, ...Object.fromEntries(targets.map((c) => [c, castValue(r[c], rule.to)])) })),
+      };
     }
     case "fill_null": {
       const targets = [...list(rule.columns), ...list(rule.column)];
       const all = targets.length ? targets : columns;
-      return { columns, rows: rows.map((r) => ({ ...r, ...Object.fromEntries(all.filter((c) => isNull(r[c])).map((c) => [c, rule.value])) })) };
+      return {
+        columns,
+        rows: rows.map((r) => ({
+          ...r,
+          ...Object.fromEntries(all.filter((c) => isNull(r[c])).map((c) => [c, rule.value])),
+        })),
+      };
     }
     case "replace": {
       const { column, values, search, replacement } = rule;
@@ -156,7 +174,8 @@ export function applyRule(data: DataSet, rule: TransformRule, params: Readonly<R
         rows: rows.map((r) => {
           const v = r[column];
           if (values && !isNull(v) && Object.hasOwn(values, String(v))) return { ...r, [column]: values[String(v)] };
-          if (search !== undefined && typeof v === "string") return { ...r, [column]: v.split(search).join(replacement ?? "") };
+          if (search !== undefined && typeof v === "string")
+            return { ...r, [column]: v.split(search).join(replacement ?? "") };
           return r;
         }),
       };
@@ -199,6 +218,8 @@ export function applyRule(data: DataSet, rule: TransformRule, params: Readonly<R
       return { columns, rows: rows.slice(0, rule.count) };
   }
 }
+
+export const transformConfig = loose({ rules: z.array(TransformRuleSchema, { error: "rules must be an array" }) });
 
 /** `transform`: the rules, in order, over the (first) input. */
 export const transformNode = defineNodeType({

@@ -1,6 +1,6 @@
 import type { DataSet, Row } from "../dataset.js";
 import { defineNodeType } from "../node-type.js";
-import { unionConfig } from "./config-schemas.js";
+import { loose } from "./config-parts.js";
 
 /** Concatenates data sets; columns are matched by name (missing ones null), ordered by first appearance. */
 export function unionDataSets(inputs: readonly DataSet[]): DataSet {
@@ -20,6 +20,8 @@ export function unionDataSets(inputs: readonly DataSet[]): DataSet {
   }
   return { columns, rows };
 }
+
+export const unionConfig = loose({});
 
 /** `union`: all inputs, one after the other, in edge order. */
 export const unionNode = defineNodeType({

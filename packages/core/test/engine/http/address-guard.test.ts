@@ -25,13 +25,21 @@ describe("address guard", () => {
     expect(() => assertAddressAllowed(address)).toThrow(/link-local or a cloud-metadata address/);
   });
 
-  it.each(["127.0.0.1", "::1", "10.0.0.5", "192.168.1.10", "169.253.255.255", "169.255.0.1", "fec0::1", "fd00:ec2::253", "8.8.8.8", "example.test"])(
-    "allows %s",
-    (address) => {
-      expect(isForbiddenAddress(address)).toBe(false);
-      expect(() => assertAddressAllowed(address)).not.toThrow();
-    },
-  );
+  it.each([
+    "127.0.0.1",
+    "::1",
+    "10.0.0.5",
+    "192.168.1.10",
+    "169.253.255.255",
+    "169.255.0.1",
+    "fec0::1",
+    "fd00:ec2::253",
+    "8.8.8.8",
+    "example.test",
+  ])("allows %s", (address) => {
+    expect(isForbiddenAddress(address)).toBe(false);
+    expect(() => assertAddressAllowed(address)).not.toThrow();
+  });
 
   it("canonicalizes IPv4 spellings and IPv6 brackets", () => {
     expect(canonicalHost("0x7f.1")).toBe("127.0.0.1");
@@ -40,6 +48,8 @@ describe("address guard", () => {
   });
 
   it("names the host that resolved to a forbidden address", () => {
-    expect(() => assertAddressAllowed("169.254.169.254", "metadata.test")).toThrow(/'metadata.test' resolves to 169.254.169.254/);
+    expect(() => assertAddressAllowed("169.254.169.254", "metadata.test")).toThrow(
+      /'metadata.test' resolves to 169.254.169.254/,
+    );
   });
 });

@@ -34,7 +34,9 @@ describe("guarded HTTP client", () => {
   it("refuses a name that resolves to the metadata address in the lookup hook, before any socket opens", async () => {
     const asked: string[] = [];
     const client = createHttpClient({ resolver: testResolver({ "metadata.test": "169.254.169.254" }, asked) });
-    const err = await client.request({ method: "GET", url: "http://metadata.test/latest/meta-data/" }).catch((e: unknown) => e);
+    const err = await client
+      .request({ method: "GET", url: "http://metadata.test/latest/meta-data/" })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SluiceError);
     expect((err as SluiceError).code).toBe("forbidden");
     expect((err as SluiceError).message).toMatch(/'metadata.test' resolves to 169.254.169.254/);
@@ -43,22 +45,31 @@ describe("guarded HTTP client", () => {
 
   it("refuses names resolving to IPv6 link-local, the AWS IPv6 metadata and IPv4-mapped forms", async () => {
     const client = createHttpClient({
-      resolver: testResolver({ "ll.test": "fe80::1", "aws6.test": "fd00:ec2::254", "mapped.test": "::ffff:169.254.169.254" }),
+      resolver: testResolver({
+        "ll.test": "fe80::1",
+        "aws6.test": "fd00:ec2::254",
+        "mapped.test": "::ffff:169.254.169.254",
+      }),
     });
     for (const host of ["ll.test", "aws6.test", "mapped.test"]) {
       await expect(client.request({ method: "GET", url: `http://${host}/` })).rejects.toThrow(/cloud-metadata/);
     }
   });
 
-  it.each(["http://169.254.169.254/", "http://2852039166/", "http://0xa9fea9fe/", "http://0251.0376.0251.0376/", "http://[fe80::1]/", "http://[::ffff:169.254.169.254]/", "http://[fd00:ec2::254]/"])(
-    "refuses the literal URL %s without resolving or connecting",
-    async (url) => {
-      const asked: string[] = [];
-      const client = createHttpClient({ resolver: testResolver({}, asked) });
-      await expect(client.request({ method: "GET", url })).rejects.toThrow(/link-local or a cloud-metadata address/);
-      expect(asked).toEqual([]);
-    },
-  );
+  it.each([
+    "http://169.254.169.254/",
+    "http://2852039166/",
+    "http://0xa9fea9fe/",
+    "http://0251.0376.0251.0376/",
+    "http://[fe80::1]/",
+    "http://[::ffff:169.254.169.254]/",
+    "http://[fd00:ec2::254]/",
+  ])("refuses the literal URL %s without resolving or connecting", async (url) => {
+    const asked: string[] = [];
+    const client = createHttpClient({ resolver: testResolver({}, asked) });
+    await expect(client.request({ method: "GET", url })).rejects.toThrow(/link-local or a cloud-metadata address/);
+    expect(asked).toEqual([]);
+  });
 
   it("re-checks every redirect hop: a redirect to a metadata address or name is refused", async () => {
     peer = await startPeer((req) =>
@@ -67,8 +78,12 @@ describe("guarded HTTP client", () => {
         : { status: 307, headers: { location: "http://metadata.test/latest/" } },
     );
     const client = createHttpClient({ resolver: testResolver({ "metadata.test": "169.254.169.254" }) });
-    await expect(client.request({ method: "GET", url: `${peer.url}/to-literal` })).rejects.toThrow(/address 169.254.169.254/);
-    await expect(client.request({ method: "GET", url: `${peer.url}/to-name` })).rejects.toThrow(/'metadata.test' resolves to/);
+    await expect(client.request({ method: "GET", url: `${peer.url}/to-literal` })).rejects.toThrow(
+      /address 169.254.169.254/,
+    );
+    await expect(client.request({ method: "GET", url: `${peer.url}/to-name` })).rejects.toThrow(
+      /'metadata.test' resolves to/,
+    );
     expect(peer.received.map((r) => r.url)).toEqual(["/to-literal", "/to-name"]);
   });
 
@@ -88,7 +103,12 @@ describe("guarded HTTP client", () => {
     const other = await startPeer(() => ({ json: [] }));
     peer = await startPeer(() => ({ status: 307, headers: { location: `${other.url}/landing` } }));
     try {
-      await createHttpClient().request({ method: "POST", url: peer.url, headers: { authorization: "Bearer secret" }, body: "[]" });
+      await createHttpClient().request({
+        method: "POST",
+        url: peer.url,
+        headers: { authorization: "Bearer secret" },
+        body: "[]",
+      });
       expect(peer.received[0]!.headers.authorization).toBe("Bearer secret");
       expect(other.received[0]!.headers.authorization).toBeUndefined();
       expect(other.received[0]!.method).toBe("POST");
@@ -98,12 +118,20 @@ describe("guarded HTTP client", () => {
   });
 
   it("refuses other schemes", async () => {
-    await expect(createHttpClient().request({ method: "GET", url: "file:///etc/passwd" })).rejects.toThrow(/unsupported URL scheme/);
+    await expect(createHttpClient().request({ method: "GET", url: "file:///etc/passwd" })).rejects.toThrow(
+      /unsupported URL scheme/,
+    );
   });
 
   it("refuses a response body larger than the limit, declared or streamed, and still reads one within it", async () => {
     const big = "x".repeat(300_000);
-    peer = await startPeer((req): PeerReply => (req.url === "/declared" ? { text: big, headers: { "content-length": String(big.length) } } : req.url === "/ok" ? { text: "é".repeat(1000) } : { text: big, headers: { "transfer-encoding": "chunked" } }));
+    peer = await startPeer((req): PeerReply =>
+      req.url === "/declared"
+        ? { text: big, headers: { "content-length": String(big.length) } }
+        : req.url === "/ok"
+          ? { text: "é".repeat(1000) }
+          : { text: big, headers: { "transfer-encoding": "chunked" } },
+    );
     const client = createHttpClient({ resolver: testResolver({}), maxResponseBytes: 100_000 });
     for (const path of ["/declared", "/chunked"]) {
       const err = await client.request({ method: "GET", url: `${peer.url}${path}` }).catch((e: unknown) => e);

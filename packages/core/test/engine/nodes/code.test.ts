@@ -1,25 +1,36 @@
 import { describe, expect, it } from "vitest";
 import { codeNode } from "../../../src/engine/nodes/code.js";
-import { codeConfig } from "../../../src/engine/nodes/config-schemas.js";
+import { codeConfig } from "../../../src/engine/nodes/code.js";
 import { dataSetFromRows } from "../../../src/engine/dataset.js";
 import { nodeContext } from "../peer-server.js";
 
 const input = dataSetFromRows([{ n: 1 }, { n: 2 }, { n: 3 }]);
 
-const runCode = (code: string, options: Parameters<typeof nodeContext>[1] = {}, extra: Record<string, unknown> = {}) => {
+const runCode = (
+  code: string,
+  options: Parameters<typeof nodeContext>[1] = {},
+  extra: Record<string, unknown> = {},
+) => {
   const { ctx, logs } = nodeContext("code", { inputIds: ["src"], ...options });
   return { logs, result: codeNode.run(ctx, codeConfig.parse({ code, ...extra }), [input]) };
 };
 
 describe("code", () => {
   it("returns mapped rows and turns console output into run logs", async () => {
-    const { result, logs } = runCode('console.log("got", rows.length, "rows"); console.warn("careful"); return rows.map(r => ({ ...r, double: r.n * 2, p: params.k }));', {
-      params: { k: "v" },
-    });
+    const { result, logs } = runCode(
+      'console.log("got", rows.length, "rows"); console.warn("careful"); return rows.map(r => ({ ...r, double: r.n * 2, p: params.k }));',
+      {
+        params: { k: "v" },
+      },
+    );
     const { output } = await result;
     expect(output).toEqual({
       columns: ["n", "double", "p"],
-      rows: [{ n: 1, double: 2, p: "v" }, { n: 2, double: 4, p: "v" }, { n: 3, double: 6, p: "v" }],
+      rows: [
+        { n: 1, double: 2, p: "v" },
+        { n: 2, double: 4, p: "v" },
+        { n: 3, double: 6, p: "v" },
+      ],
     });
     expect(logs).toContainEqual({ level: "info", message: "got 3 rows" });
     expect(logs).toContainEqual({ level: "warning", message: "careful" });

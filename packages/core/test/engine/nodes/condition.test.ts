@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { conditionNode } from "../../../src/engine/nodes/condition.js";
-import { conditionConfig } from "../../../src/engine/nodes/config-schemas.js";
+import { conditionConfig } from "../../../src/engine/nodes/condition.js";
 import { dataSetFromRows } from "../../../src/engine/dataset.js";
 import { nodeContext } from "../peer-server.js";
 
@@ -18,7 +18,9 @@ const check = async (expression: string, params: Record<string, string> = {}) =>
 
 describe("condition", () => {
   it("passes its input through and lets downstream run when true", async () => {
-    const { result, logs } = await check("row_count == 3 && sum.amount == 40 && max.amount > 25 && 'status' in columns");
+    const { result, logs } = await check(
+      "row_count == 3 && sum.amount == 40 && max.amount > 25 && 'status' in columns",
+    );
     expect(result.skipDownstream).toBe(false);
     expect(result.output).toBe(input);
     expect(logs.some((l) => /is true/.test(l.message))).toBe(true);
@@ -31,7 +33,9 @@ describe("condition", () => {
   });
 
   it("sees min, count, rows, first and params", async () => {
-    expect((await check("min.amount == 10 && count.amount == 2 && count.status == 3")).result.skipDownstream).toBe(false);
+    expect((await check("min.amount == 10 && count.amount == 2 && count.status == 3")).result.skipDownstream).toBe(
+      false,
+    );
     expect((await check('rows[2].status == "late" && first.amount == 10')).result.skipDownstream).toBe(false);
     expect((await check("row_count >= params.min|number", { min: "5" })).result.skipDownstream).toBe(true);
   });

@@ -1,20 +1,27 @@
 import { describe, expect, it } from "vitest";
 import { joinNode } from "../../../src/engine/nodes/join.js";
 import { qualityNode } from "../../../src/engine/nodes/quality.js";
-import { joinConfig, qualityConfig } from "../../../src/engine/nodes/config-schemas.js";
+import { joinConfig } from "../../../src/engine/nodes/join.js";
+import { qualityConfig } from "../../../src/engine/nodes/quality.js";
 import type { Row } from "../../../src/engine/dataset.js";
 import { nodeContext } from "../peer-server.js";
 
-const orders = { columns: ["customer_id", "day", "amount"], rows: [
-  { customer_id: 1, day: "d1", amount: 5 },
-  { customer_id: 2, day: "d1", amount: 7 },
-  { customer_id: 9, day: "d2", amount: 1 },
-] };
-const customers = { columns: ["customer_id", "day", "name"], rows: [
-  { customer_id: 1, day: "d1", name: "Ada" },
-  { customer_id: 2, day: "d9", name: "Bob" },
-  { customer_id: 3, day: "d1", name: "Cy" },
-] };
+const orders = {
+  columns: ["customer_id", "day", "amount"],
+  rows: [
+    { customer_id: 1, day: "d1", amount: 5 },
+    { customer_id: 2, day: "d1", amount: 7 },
+    { customer_id: 9, day: "d2", amount: 1 },
+  ],
+};
+const customers = {
+  columns: ["customer_id", "day", "name"],
+  rows: [
+    { customer_id: 1, day: "d1", name: "Ada" },
+    { customer_id: 2, day: "d9", name: "Bob" },
+    { customer_id: 3, day: "d1", name: "Cy" },
+  ],
+};
 
 const join = async (config: Record<string, unknown>) => {
   const { ctx } = nodeContext("join", { inputIds: ["orders", "customers"] });
@@ -25,9 +32,20 @@ describe("join", () => {
   it("inner/left/right/full on one key, prefixing clashing columns with the upstream node id", async () => {
     const inner = await join({ how: "inner", on: "customer_id" });
     expect(inner.columns).toEqual(["customer_id", "orders.day", "amount", "customers.day", "name"]);
-    expect(inner.rows.map((r) => [r.customer_id, r.name])).toEqual([[1, "Ada"], [2, "Bob"]]);
-    expect((await join({ how: "left", on: "customer_id" })).rows.map((r) => [r.customer_id, r.name])).toEqual([[1, "Ada"], [2, "Bob"], [9, null]]);
-    expect((await join({ how: "right", on: "customer_id" })).rows.map((r) => [r.customer_id, r.amount])).toEqual([[1, 5], [2, 7], [3, null]]);
+    expect(inner.rows.map((r) => [r.customer_id, r.name])).toEqual([
+      [1, "Ada"],
+      [2, "Bob"],
+    ]);
+    expect((await join({ how: "left", on: "customer_id" })).rows.map((r) => [r.customer_id, r.name])).toEqual([
+      [1, "Ada"],
+      [2, "Bob"],
+      [9, null],
+    ]);
+    expect((await join({ how: "right", on: "customer_id" })).rows.map((r) => [r.customer_id, r.amount])).toEqual([
+      [1, 5],
+      [2, 7],
+      [3, null],
+    ]);
     expect((await join({ how: "full", on: "customer_id" })).rows).toHaveLength(4);
   });
 
@@ -57,21 +75,28 @@ const checks = [
 describe("quality", () => {
   it("block fails the node naming every failed check", async () => {
     const { ctx } = nodeContext("quality");
-    const err = await qualityNode.run(ctx, qualityConfig.parse({ checks }), [{ columns: Object.keys(rows[0]!), rows }]).catch((e: Error) => e);
+    const err = await qualityNode
+      .run(ctx, qualityConfig.parse({ checks }), [{ columns: Object.keys(rows[0]!), rows }])
+      .catch((e: Error) => e);
     expect(err).toBeInstanceOf(Error);
-    for (const name of ["not_null(email)", "unique(id)", "range(age)", "regex(email)", "accepted_values(status)"]) expect((err as Error).message).toContain(name);
+    for (const name of ["not_null(email)", "unique(id)", "range(age)", "regex(email)", "accepted_values(status)"])
+      expect((err as Error).message).toContain(name);
     expect((err as Error).message).not.toContain("row_count");
   });
 
   it("warn passes every row on with a warning; dlq sends the failing rows to the dead-letter queue", async () => {
     const warn = nodeContext("quality");
-    const passed = await qualityNode.run(warn.ctx, qualityConfig.parse({ checks, on_failure: "warn" }), [{ columns: [], rows }]);
+    const passed = await qualityNode.run(warn.ctx, qualityConfig.parse({ checks, on_failure: "warn" }), [
+      { columns: [], rows },
+    ]);
     expect(passed.output.rows).toHaveLength(3);
     expect(warn.logs.some((l) => l.level === "warning")).toBe(true);
 
     const dead: { rows: Row[]; error: string }[] = [];
     const dlq = nodeContext("quality", { deadLetter: async (r, error) => void dead.push({ rows: r, error }) });
-    const kept = await qualityNode.run(dlq.ctx, qualityConfig.parse({ checks, on_failure: "dlq" }), [{ columns: [], rows }]);
+    const kept = await qualityNode.run(dlq.ctx, qualityConfig.parse({ checks, on_failure: "dlq" }), [
+      { columns: [], rows },
+    ]);
     expect(kept.output.rows.map((r) => r.id)).toEqual([1]);
     expect(dead).toHaveLength(1);
     expect(dead[0]!.rows.map((r) => r.email)).toEqual([null, "bad"]);

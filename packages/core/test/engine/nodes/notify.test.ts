@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { notifyNode } from "../../../src/engine/nodes/notify.js";
-import { notifyConfig } from "../../../src/engine/nodes/config-schemas.js";
+import { notifyConfig } from "../../../src/engine/nodes/notify.js";
 import { dataSetFromRows } from "../../../src/engine/dataset.js";
 import { nodeContext, startPeer, type PeerServer } from "../peer-server.js";
 
@@ -16,7 +16,10 @@ describe("notify", () => {
   it("posts a webhook JSON message with run facts and passes its input through", async () => {
     peer = await startPeer(() => ({ json: {} }));
     const { ctx } = nodeContext("notify", { params: { env: "prod" } });
-    const config = notifyConfig.parse({ url: peer.url, message: "[${param.env}] {{pipeline}} run ${run.id}: {{row_count}} rows ({{run_id}})" });
+    const config = notifyConfig.parse({
+      url: peer.url,
+      message: "[${param.env}] {{pipeline}} run ${run.id}: {{row_count}} rows ({{run_id}})",
+    });
     const result = await notifyNode.run(ctx, config, [input]);
     expect(JSON.parse(peer.received[0]!.body)).toEqual({
       text: "[prod] Daily orders run run-1: 3 rows (run-1)",
@@ -40,7 +43,9 @@ describe("notify", () => {
     peer = await startPeer(() => ({ status: 404 }));
     const { ctx } = nodeContext("notify");
     await expect(notifyNode.run(ctx, notifyConfig.parse({ url: peer.url }), [input])).rejects.toThrow(/HTTP 404/);
-    await expect(notifyNode.run(ctx, notifyConfig.parse({ url: "http://169.254.1.1/hook" }), [input])).rejects.toThrow(/cloud-metadata/);
+    await expect(notifyNode.run(ctx, notifyConfig.parse({ url: "http://169.254.1.1/hook" }), [input])).rejects.toThrow(
+      /cloud-metadata/,
+    );
   });
 
   it("validation requires url or conn_id", () => {

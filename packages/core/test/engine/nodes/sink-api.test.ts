@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { sinkApiNode } from "../../../src/engine/nodes/sink-api.js";
-import { sinkApiConfig } from "../../../src/engine/nodes/config-schemas.js";
+import { sinkApiConfig } from "../../../src/engine/nodes/sink-api.js";
 import { dataSetFromRows } from "../../../src/engine/dataset.js";
 import { connectionsOf, nodeContext, startPeer, type PeerServer } from "../peer-server.js";
 
@@ -31,7 +31,13 @@ describe("sink_api", () => {
     peer = await startPeer(() => ({ json: {} }));
     const secrets = connectionsOf([{ conn_id: "hook", host: peer.url, extra: { token: "tk" } }]);
     const { ctx } = nodeContext("sink_api", { secrets, params: { src: "crm" } });
-    const config = sinkApiConfig.parse({ conn_id: "hook", path: "/bulk", method: "PUT", batch_size: 2, headers: { "X-Source": "${param.src}" } });
+    const config = sinkApiConfig.parse({
+      conn_id: "hook",
+      path: "/bulk",
+      method: "PUT",
+      batch_size: 2,
+      headers: { "X-Source": "${param.src}" },
+    });
     const result = await sinkApiNode.run(ctx, config, [dataSetFromRows(rows(3))]);
     expect(peer.received.map((r) => [r.method, r.url, r.headers.authorization, r.headers["x-source"]])).toEqual([
       ["PUT", "/bulk", "Bearer tk", "crm"],
@@ -43,7 +49,9 @@ describe("sink_api", () => {
   it("fails on a non-2xx answer with the status", async () => {
     peer = await startPeer(() => ({ status: 500, text: "boom" }));
     const { ctx, logs } = nodeContext("sink_api");
-    await expect(sinkApiNode.run(ctx, sinkApiConfig.parse({ url: peer.url }), [dataSetFromRows(rows(1))])).rejects.toThrow(/HTTP 500/);
+    await expect(
+      sinkApiNode.run(ctx, sinkApiConfig.parse({ url: peer.url }), [dataSetFromRows(rows(1))]),
+    ).rejects.toThrow(/HTTP 500/);
     expect(logs.some((l) => l.level === "error" && l.message.includes("HTTP 500"))).toBe(true);
   });
 
@@ -57,8 +65,8 @@ describe("sink_api", () => {
 
   it("refuses a metadata address", async () => {
     const { ctx } = nodeContext("sink_api");
-    await expect(sinkApiNode.run(ctx, sinkApiConfig.parse({ url: "http://[fd00:ec2::254]/" }), [dataSetFromRows(rows(1))])).rejects.toThrow(
-      /cloud-metadata/,
-    );
+    await expect(
+      sinkApiNode.run(ctx, sinkApiConfig.parse({ url: "http://[fd00:ec2::254]/" }), [dataSetFromRows(rows(1))]),
+    ).rejects.toThrow(/cloud-metadata/);
   });
 });

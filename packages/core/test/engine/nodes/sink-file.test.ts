@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sinkFileNode } from "../../../src/engine/nodes/sink-file.js";
-import { sinkFileConfig } from "../../../src/engine/nodes/config-schemas.js";
+import { sinkFileConfig } from "../../../src/engine/nodes/sink-file.js";
 import { nodeContext } from "../peer-server.js";
 
 let root: string;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpClient } from "../../../src/engine/http/http-client.js";
 import { sourceApiNode } from "../../../src/engine/nodes/source-api.js";
-import { sourceApiConfig } from "../../../src/engine/nodes/config-schemas.js";
+import { sourceApiConfig } from "../../../src/engine/nodes/source-api.js";
 import { connectionsOf, nodeContext, startPeer, type PeerServer } from "../peer-server.js";
 
 let peer: PeerServer | undefined;
@@ -17,13 +17,24 @@ const run = (config: Record<string, unknown>, options: Parameters<typeof nodeCon
 
 describe("source_api", () => {
   it("reads a top-level JSON array with rendered query and headers", async () => {
-    peer = await startPeer(() => ({ json: [{ id: 1, name: "a" }, { id: 2, name: "b" }] }));
+    peer = await startPeer(() => ({
+      json: [
+        { id: 1, name: "a" },
+        { id: 2, name: "b" },
+      ],
+    }));
     const { result } = run(
       { url: `${peer.url}/orders`, query: { day: "${param.date}" }, headers: { "x-day": "${param.date}" } },
       { params: { date: "2026-01-02" } },
     );
     const { output } = await result;
-    expect(output).toEqual({ columns: ["id", "name"], rows: [{ id: 1, name: "a" }, { id: 2, name: "b" }] });
+    expect(output).toEqual({
+      columns: ["id", "name"],
+      rows: [
+        { id: 1, name: "a" },
+        { id: 2, name: "b" },
+      ],
+    });
     expect(peer.received[0]!.url).toBe("/orders?day=2026-01-02");
     expect(peer.received[0]!.headers["x-day"]).toBe("2026-01-02");
     expect(peer.received[0]!.method).toBe("GET");
@@ -31,7 +42,10 @@ describe("source_api", () => {
 
   it("finds rows at rows_path and sends a rendered JSON body", async () => {
     peer = await startPeer(() => ({ json: { data: { items: [{ x: 1 }] } } }));
-    const { output } = await run({ url: peer.url, method: "POST", rows_path: "data.items", body: { since: "${param.d}" } }, { params: { d: "d1" } }).result;
+    const { output } = await run(
+      { url: peer.url, method: "POST", rows_path: "data.items", body: { since: "${param.d}" } },
+      { params: { d: "d1" } },
+    ).result;
     expect(output.rows).toEqual([{ x: 1 }]);
     expect(JSON.parse(peer.received[0]!.body)).toEqual({ since: "d1" });
     expect(peer.received[0]!.headers["content-type"]).toBe("application/json");
@@ -94,7 +108,9 @@ describe("source_api", () => {
 
   it("takes base URL and basic auth from an http connection", async () => {
     peer = await startPeer(() => ({ json: [{ ok: 1 }] }));
-    const secrets = connectionsOf([{ conn_id: "api", host: peer.url, login: "ann", password: "pw", extra: { headers: { "X-Tenant": "t1" } } }]);
+    const secrets = connectionsOf([
+      { conn_id: "api", host: peer.url, login: "ann", password: "pw", extra: { headers: { "X-Tenant": "t1" } } },
+    ]);
     await run({ conn_id: "api", path: "/v1/items" }, { secrets }).result;
     const got = peer.received[0]!;
     expect(got.url).toBe("/v1/items");
@@ -128,8 +144,12 @@ describe("source_api", () => {
         return [{ address: "169.254.169.254", family: 4 }];
       },
     });
-    await expect(run({ url: "http://169.254.169.254/latest/meta-data/" }, { http }).result).rejects.toThrow(/cloud-metadata/);
-    await expect(run({ url: "http://metadata.test/latest/" }, { http }).result).rejects.toThrow(/'metadata.test' resolves to/);
+    await expect(run({ url: "http://169.254.169.254/latest/meta-data/" }, { http }).result).rejects.toThrow(
+      /cloud-metadata/,
+    );
+    await expect(run({ url: "http://metadata.test/latest/" }, { http }).result).rejects.toThrow(
+      /'metadata.test' resolves to/,
+    );
     expect(asked).toEqual(["metadata.test"]);
   });
 

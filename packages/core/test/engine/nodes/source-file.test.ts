@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sourceFileNode } from "../../../src/engine/nodes/source-file.js";
-import { sourceFileConfig } from "../../../src/engine/nodes/config-schemas.js";
+import { sourceFileConfig } from "../../../src/engine/nodes/source-file.js";
 import { nodeContext } from "../peer-server.js";
 
 let root: string;
@@ -36,7 +36,13 @@ describe("source_file", () => {
   it("reads CSV with another delimiter, without a header, and casts when asked", async () => {
     await fs.writeFile(path.join(root, "semi.txt"), "1;x\n2;y\n");
     const { output } = await read({ path: "semi.txt", format: "csv", delimiter: ";", header: false, cast: true });
-    expect(output).toEqual({ columns: ["column_1", "column_2"], rows: [{ column_1: 1, column_2: "x" }, { column_1: 2, column_2: "y" }] });
+    expect(output).toEqual({
+      columns: ["column_1", "column_2"],
+      rows: [
+        { column_1: 1, column_2: "x" },
+        { column_1: 2, column_2: "y" },
+      ],
+    });
   });
 
   it("reads a JSON array and JSON Lines, with a rendered path", async () => {
@@ -65,15 +71,22 @@ describe("source_file", () => {
     await expect(read({ path: "missing.csv" })).rejects.toThrow(/does not exist/);
   });
 
-  it.each(["../outside.csv", "/etc/passwd", "a/../../x.csv", "..%2f..", "${param.p}"])("refuses the hostile path %s", async (hostile) => {
-    await expect(read({ path: hostile }, { p: "../../../etc/passwd" })).rejects.toThrow(/outside the allowed file roots|does not exist/);
-  });
+  it.each(["../outside.csv", "/etc/passwd", "a/../../x.csv", "..%2f..", "${param.p}"])(
+    "refuses the hostile path %s",
+    async (hostile) => {
+      await expect(read({ path: hostile }, { p: "../../../etc/passwd" })).rejects.toThrow(
+        /outside the allowed file roots|does not exist/,
+      );
+    },
+  );
 
   it("refuses .. escapes and symlinks leading outside the roots", async () => {
     await fs.writeFile(path.join(outside, "secret.csv"), "s\n1\n");
     await fs.symlink(path.join(outside, "secret.csv"), path.join(root, "link.csv"));
     await fs.symlink(outside, path.join(root, "dir"));
-    await expect(read({ path: path.relative(root, path.join(outside, "secret.csv")) })).rejects.toThrow(/outside the allowed file roots/);
+    await expect(read({ path: path.relative(root, path.join(outside, "secret.csv")) })).rejects.toThrow(
+      /outside the allowed file roots/,
+    );
     await expect(read({ path: path.join(outside, "secret.csv") })).rejects.toThrow(/outside the allowed file roots/);
     await expect(read({ path: "link.csv" })).rejects.toThrow(/symbolic link/);
     await expect(read({ path: "dir/secret.csv" })).rejects.toThrow(/symbolic link/);

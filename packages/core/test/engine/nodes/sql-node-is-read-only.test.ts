@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { sqlNode } from "../../../src/engine/nodes/sql.js";
-import { sqlConfig } from "../../../src/engine/nodes/config-schemas.js";
+import { sqlConfig } from "../../../src/engine/nodes/sql.js";
 import { dataSetFromRows } from "../../../src/engine/dataset.js";
 import { nodeContext } from "../peer-server.js";
 
@@ -38,11 +38,19 @@ describe("the sql node runs read-only queries only", () => {
     const library = path.join(dir, "evil.so");
     fs.writeFileSync(library, "not really a library");
     await expect(run(`SELECT load_extension('${library}')`)).rejects.toThrow(/load_extension is not available/);
-    await expect(run(`SELECT load_extension('${library}', 'sqlite3_evil_init') AS x FROM orders`)).rejects.toThrow(/load_extension is not available/);
+    await expect(run(`SELECT load_extension('${library}', 'sqlite3_evil_init') AS x FROM orders`)).rejects.toThrow(
+      /load_extension is not available/,
+    );
   });
 
   it("writing PRAGMAs are refused, even those that report a row; pragma table functions still read", async () => {
-    for (const pragma of ["PRAGMA writable_schema = ON", "PRAGMA query_only = OFF", "PRAGMA journal_mode = OFF", "PRAGMA user_version = 7", "-- x\nPRAGMA optimize"]) {
+    for (const pragma of [
+      "PRAGMA writable_schema = ON",
+      "PRAGMA query_only = OFF",
+      "PRAGMA journal_mode = OFF",
+      "PRAGMA user_version = 7",
+      "-- x\nPRAGMA optimize",
+    ]) {
       await expect(run(pragma), pragma).rejects.toThrow(/PRAGMA is refused/);
     }
     const { output } = await run("SELECT name FROM pragma_table_info('orders') ORDER BY cid");
@@ -54,12 +62,17 @@ describe("the sql node runs read-only queries only", () => {
     await expect(run("INSERT INTO orders VALUES (3, 30) RETURNING *")).rejects.toThrow(/INSERT is refused/);
     await expect(run("CREATE TABLE x (a)")).rejects.toThrow(/CREATE is refused/);
     await expect(run("BEGIN")).rejects.toThrow(/BEGIN is refused/);
-    expect((await run("WITH t AS (SELECT sum(amount) AS s FROM orders) SELECT s FROM t")).output.rows).toEqual([{ s: 30 }]);
+    expect((await run("WITH t AS (SELECT sum(amount) AS s FROM orders) SELECT s FROM t")).output.rows).toEqual([
+      { s: 30 },
+    ]);
   });
 
   it("a query that never ends stops at once when the run is cancelled", async () => {
     const controller = new AbortController();
-    const endless = run("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c", controller.signal);
+    const endless = run(
+      "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c",
+      controller.signal,
+    );
     setTimeout(() => controller.abort(), 200);
     await expect(endless).rejects.toThrow(/cancelled/);
   });

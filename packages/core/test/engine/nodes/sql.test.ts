@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { sqlNode } from "../../../src/engine/nodes/sql.js";
-import { sqlConfig } from "../../../src/engine/nodes/config-schemas.js";
+import { sqlConfig } from "../../../src/engine/nodes/sql.js";
 import { dataSetFromRows } from "../../../src/engine/dataset.js";
 import { nodeContext } from "../peer-server.js";
 
@@ -9,7 +9,10 @@ const orders = dataSetFromRows([
   { id: 2, customer: "bob", amount: 4, paid: false, meta: null },
   { id: 3, customer: "ann", amount: 7.25, paid: true, meta: null },
 ]);
-const customers = dataSetFromRows([{ name: "ann", city: "Oslo" }, { name: "bob", city: "Rome" }]);
+const customers = dataSetFromRows([
+  { name: "ann", city: "Oslo" },
+  { name: "bob", city: "Rome" },
+]);
 
 describe("sql", () => {
   it("queries a single input as `input` and by its upstream node id, keeping types", async () => {
@@ -40,7 +43,11 @@ describe("sql", () => {
 
   it("keeps a hostile param a value, never SQL", async () => {
     const { ctx } = nodeContext("sql", { inputIds: ["orders"], params: { who: "x' OR '1'='1" } });
-    const { output } = await sqlNode.run(ctx, sqlConfig.parse({ sql: "SELECT id FROM orders WHERE customer = '${param.who}'" }), [orders]);
+    const { output } = await sqlNode.run(
+      ctx,
+      sqlConfig.parse({ sql: "SELECT id FROM orders WHERE customer = '${param.who}'" }),
+      [orders],
+    );
     expect(output.rows).toEqual([]);
   });
 

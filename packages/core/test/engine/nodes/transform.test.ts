@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { transformNode } from "../../../src/engine/nodes/transform.js";
-import { transformConfig } from "../../../src/engine/nodes/config-schemas.js";
+import { transformConfig } from "../../../src/engine/nodes/transform.js";
 import { nodeContext } from "../peer-server.js";
 
 const input = {
@@ -20,15 +20,18 @@ const run = async (rules: unknown[], params: Record<string, string> = {}) => {
 
 describe("transform", () => {
   it("casts, trims, deduplicates, adds a computed column with a safe expression, filters and sorts descending", async () => {
-    const out = await run([
-      { type: "cast", columns: ["amount"], to: "float" },
-      { type: "apply_function", column: "name", function: "trim" },
-      { type: "apply_function", column: "name", function: "upper", target: "name_uc" },
-      { type: "deduplicate" },
-      { type: "add_column", name: "gross", expression: "amount * 1.2" },
-      { type: "filter", expression: "amount > params.min|number" },
-      { type: "sort", columns: "amount", descending: true },
-    ], { min: "5" });
+    const out = await run(
+      [
+        { type: "cast", columns: ["amount"], to: "float" },
+        { type: "apply_function", column: "name", function: "trim" },
+        { type: "apply_function", column: "name", function: "upper", target: "name_uc" },
+        { type: "deduplicate" },
+        { type: "add_column", name: "gross", expression: "amount * 1.2" },
+        { type: "filter", expression: "amount > params.min|number" },
+        { type: "sort", columns: "amount", descending: true },
+      ],
+      { min: "5" },
+    );
     expect(out.rows.map((r) => [r.id, r.name, r.name_uc, r.amount, r.gross])).toEqual([
       [1, "ada", "ADA", 10.5, 12.6],
       [3, "cy", "CY", 7.25, 8.7],
@@ -42,7 +45,15 @@ describe("transform", () => {
       { type: "fill_null", column: "note", value: "-" },
       { type: "replace", column: "area", values: { eu: "Europe" } },
       { type: "cast", column: "amount", to: "float" },
-      { type: "aggregate", group_by: ["area"], aggregations: [{ column: "amount", function: "sum", as: "total" }, { function: "count", as: "n" }, { column: "amount", function: "max" }] },
+      {
+        type: "aggregate",
+        group_by: ["area"],
+        aggregations: [
+          { column: "amount", function: "sum", as: "total" },
+          { function: "count", as: "n" },
+          { column: "amount", function: "max" },
+        ],
+      },
       { type: "sort", by: "area" },
     ]);
     expect(out.columns).toEqual(["area", "total", "n", "max_amount"]);
@@ -50,12 +61,18 @@ describe("transform", () => {
       { area: "Europe", total: 17.75, n: 2, max_amount: 7.25 + 3.25 },
       { area: "us", total: 6, n: 2, max_amount: 3 },
     ]);
-    const small = await run([{ type: "select", columns: ["id", "note"] }, { type: "drop", columns: ["note"] }, { type: "limit", count: 2 }]);
+    const small = await run([
+      { type: "select", columns: ["id", "note"] },
+      { type: "drop", columns: ["note"] },
+      { type: "limit", count: 2 },
+    ]);
     expect(small).toEqual({ columns: ["id"], rows: [{ id: 1 }, { id: 2 }] });
   });
 
   it("never evaluates JavaScript: constructor escapes are rejected as invalid expressions", async () => {
-    await expect(run([{ type: "add_column", name: "x", expression: 'constructor.constructor("return process")()' }])).rejects.toThrow(/rule 1 \(add_column\)/);
+    await expect(
+      run([{ type: "add_column", name: "x", expression: 'constructor.constructor("return process")()' }]),
+    ).rejects.toThrow(/rule 1 \(add_column\)/);
   });
 
   it("validation reports a wrong rule type or a missing key per rule", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { unionNode } from "../../../src/engine/nodes/union.js";
-import { unionConfig } from "../../../src/engine/nodes/config-schemas.js";
+import { unionConfig } from "../../../src/engine/nodes/union.js";
 import { nodeContext } from "../peer-server.js";
 
 describe("union", () => {
@@ -8,7 +8,13 @@ describe("union", () => {
     const { ctx } = nodeContext("union");
     const { output } = await unionNode.run(ctx, unionConfig.parse({}), [
       { columns: ["id", "a"], rows: [{ id: 1, a: "x" }] },
-      { columns: ["b", "id"], rows: [{ b: true, id: 2 }, { b: false, id: 3 }] },
+      {
+        columns: ["b", "id"],
+        rows: [
+          { b: true, id: 2 },
+          { b: false, id: 3 },
+        ],
+      },
       { columns: [], rows: [] },
     ]);
     expect(output.columns).toEqual(["id", "a", "b"]);

@@ -1,0 +1,29 @@
+import { z } from "zod";
+
+/**
+ * Building blocks of the node config schemas (each schema sits in its node's file). Unknown keys are allowed
+ * (passthrough) so a config can carry editor metadata; required keys are enforced. Execution settings
+ * (`max_retries`, `retry_delay`, `timeout`) may sit in any config.
+ */
+const settings = {
+  max_retries: z.number().int().min(0).max(100).optional(),
+  retry_delay: z.number().min(0).max(3600).optional(),
+  timeout: z.number().int().min(1).optional(),
+};
+
+export const nonEmpty = (what: string) =>
+  z.string({ error: `${what} is required` }).min(1, `${what} must not be empty`);
+
+export const loose = <T extends z.ZodRawShape>(shape: T) => z.looseObject({ ...settings, ...shape });
+
+/** Where an HTTP node sends its request (source_api, sink_api, notify); every string is rendered at run time. */
+export const httpTarget = {
+  url: z.string().min(1, "url must not be empty").optional(),
+  conn_id: z.string().min(1, "conn_id must not be empty").optional(),
+  path: z.string().optional(),
+  method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE", "get", "post", "put", "patch", "delete"]).optional(),
+  headers: z.record(z.string(), z.string(), { error: "headers must be an object of strings" }).optional(),
+  query: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean()]), { error: "query must be an object" })
+    .optional(),
+};
