@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { CodeRunnerPool } from "@sluice/core";
+import { CodeRunnerPool, isTerminalRunStatus } from "@sluice/core";
 
 const ROWS = 1_000_000;
 const stats = (xs) => {
@@ -114,7 +114,7 @@ for (let round = 0; round < 3; round++) {
   let run;
   for (;;) {
     run = await api(`/runs/${id}`);
-    if (["success", "failed", "cancelled"].includes(run.status)) break;
+    if (isTerminalRunStatus(run.status)) break;
     await new Promise((r) => setTimeout(r, 200));
   }
   if (run.status !== "success") throw new Error(`run ${run.status}: ${JSON.stringify(run.node_runs.map((n) => n.error))}`);

@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import pg from "pg";
-import { createSluice, newId, silentLogger } from "@sluice/core";
+import { createSluice, newId, silentLogger, storeOf } from "@sluice/core";
 
 const RUNS = 100_000;
 const PIPELINES = 200;
@@ -33,9 +33,9 @@ async function measure(label, database) {
       const t = new Date(now - (i % (30 * 24 * 60)) * 60_000).toISOString();
       rows.push({ id: newId(), pipeline_id: ids[i % PIPELINES], status: statuses[i % 5], trigger: "manual", params: "{}", error: null, created_at: t, started_at: t, finished_at: t });
     }
-    await sluice.store.knex.batchInsert("runs", rows, 500);
+    await storeOf(sluice).knex.batchInsert("runs", rows, 500);
   }
-  const baseline = await median(() => sluice.store.knex("runs").count({ n: "*" }));
+  const baseline = await median(() => storeOf(sluice).knex("runs").count({ n: "*" }));
   const dashboard = await median(() => sluice.insights.dashboard());
   const summary = await median(() => sluice.insights.summary());
   console.log(`${label}: dashboard ${dashboard.toFixed(1)} ms, summary ${summary.toFixed(1)} ms (target < 100 ms); baseline count(*) ${baseline.toFixed(1)} ms → dashboard ${(dashboard / baseline).toFixed(1)}x, summary ${(summary / baseline).toFixed(1)}x`);

@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createSluice, silentLogger } from "@sluice/core";
+import { createSluice, silentLogger, storeOf } from "@sluice/core";
 
 const rounds = Number(process.argv[2] ?? 30);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-bench-"));
@@ -23,7 +23,7 @@ const known = [];
 const unknown = [];
 // alternate, and use a fresh username for every unknown attempt so the lockout never kicks in
 for (let i = 0; i < rounds; i++) {
-  if (i % 4 === 0) await sluice.store.loginAttempts.clear("known");
+  if (i % 4 === 0) await storeOf(sluice).loginAttempts.clear("known");
   known.push(await time("known"));
   unknown.push(await time(`nobody-${i}`));
 }

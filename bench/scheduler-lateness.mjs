@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createSluice, silentLogger } from "@sluice/core";
+import { createSluice, silentLogger, storeOf } from "@sluice/core";
 
 const PIPELINES = 200;
 const SLOTS = Number(process.env.SLOTS ?? 2);
@@ -33,7 +33,7 @@ for (let s = 0; s < SLOTS; s++) {
   const wall = fired - idleStart;
   if (wall > 5000) idleCpu.push(((cpu.user + cpu.system) / 1000 / wall) * 100);
   await new Promise((r) => setTimeout(r, 5000));
-  const rows = await sluice.store.knex("runs").where("trigger", "schedule").where("created_at", ">=", new Date(slot).toISOString()).select("created_at");
+  const rows = await storeOf(sluice).knex("runs").where("trigger", "schedule").where("created_at", ">=", new Date(slot).toISOString()).select("created_at");
   for (const row of rows) lateness.push(new Date(row.created_at).getTime() - slot);
   console.log(`slot ${new Date(slot).toISOString()}: ${rows.length}/${PIPELINES} scheduled runs created`);
 }

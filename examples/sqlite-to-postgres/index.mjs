@@ -24,7 +24,8 @@ export async function main(postgresUrl, workDir = fs.mkdtempSync(path.join(os.tm
       ["shop", { type: "sqlite", host: sourceFile }],
       ["warehouse", { type: "postgres", host: pg.hostname, port: Number(pg.port || 5432), schema: pg.pathname.slice(1), login: decodeURIComponent(pg.username), password: decodeURIComponent(pg.password) }],
     ]) {
-      if (!(await sluice.store.connections.get(conn_id))) await sluice.connections.create({ conn_id, ...body });
+      const exists = await sluice.connections.get(conn_id).then(() => true, () => false);
+      if (!exists) await sluice.connections.create({ conn_id, ...body });
     }
     const existing = (await sluice.pipelines.list()).find((p) => p.name === "customers to warehouse");
     const pipeline = existing ?? (await sluice.pipelines.create({

@@ -10,6 +10,6 @@ export default defineConfig({
   platform: "neutral",
   // the client imports only types from the model; scripts/emit-model-types.mjs prints them into dist/model.d.ts
   external: ["@sluice/core/model"],
-  // the operation table (method and path per operation id) is plain data without zod: bundled in
-  noExternal: ["@sluice/core/operations"],
+  // plain data without zod, bundled in: the operation table (method and path per id) and the event types
+  noExternal: ["@sluice/core/operations", "@sluice/core/event-types"],
 });

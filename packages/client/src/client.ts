@@ -1,3 +1,4 @@
+import { isTerminalRunStatus } from "@sluice/core/event-types";
 import { fillPath, OPERATIONS } from "@sluice/core/operations";
 import type {
   OperationId,
@@ -24,7 +25,7 @@ import type {
   WebhookAccepted,
 } from "@sluice/core/model";
 import { applyPipeline, type ApplyResult } from "./apply.js";
-import { subscribeEvents, type StreamEvent, type SubscribeOptions, type Subscription } from "./events.js";
+import { subscribeEvents, type StreamEvent, type StreamFilter, type SubscribeOptions, type Subscription } from "./events.js";
 import { Transport, type ClientOptions, type Query } from "./transport.js";
 
 /** @deprecated the model's name is `Impact`. */
@@ -143,7 +144,7 @@ export class SluiceClient {
       const deadline = Date.now() + (options.timeoutMs ?? 60_000);
       for (;;) {
         const run = await this.runs.get(runId);
-        if (run.status === "success" || run.status === "failed" || run.status === "cancelled") return run;
+        if (isTerminalRunStatus(run.status)) return run;
         if (Date.now() > deadline) throw new Error(`run ${runId} still ${run.status} after ${options.timeoutMs ?? 60_000} ms`);
         await new Promise((r) => setTimeout(r, options.intervalMs ?? 50));
       }
@@ -211,15 +212,15 @@ export class SluiceClient {
   /** Live run/node/log events over the WebSocket (`/ws`), with reconnect and catch-up. */
   readonly events = {
     subscribe: (
-      filter: { run_id?: string; pipeline_id?: string; since?: number },
+      filter: StreamFilter,
       handler: (event: StreamEvent) => void,
-      options: Omit<SubscribeOptions, "run_id" | "pipeline_id" | "since"> = {},
+      options: Omit<SubscribeOptions, keyof StreamFilter> = {},
     ): Subscription => this.subscribe(handler, { ...options, ...filter }),
   };
 
   /** Live run/node/log events over the WebSocket (`/ws`), authenticated with this client's token. */
   subscribe(onEvent: (event: StreamEvent) => void, options: SubscribeOptions = {}): Subscription {
-    const url = new URL(this.transport.url("/ws"));
+    const url = new URL(this.transport.url(OPERATIONS.events.path));
     url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
     const token = this.transport.token;
     if (token) url.searchParams.set("token", token);

@@ -1,13 +1,14 @@
-import type { SluiceEvent } from "@sluice/core/model";
-
-const CONTROL_TYPES = new Set(["hello", "subscribed", "error", "pong"]);
-const TERMINAL_TYPES = new Set(["run.completed", "run.failed", "run.cancelled"]);
+import { isStreamedEventType, isTerminalEventType } from "@sluice/core/event-types";
+import type { StreamedEvent, StreamServerMessage, StreamSubscribeMessage } from "@sluice/core/model";
 
 /** A live event as the server streams it: the event plus a process-wide sequence number. */
-export type StreamEvent = SluiceEvent & { seq: number };
+export type StreamEvent = StreamedEvent;
 
 /** The WebSocket constructor to use (browsers and Node ≥ 22 have one globally; on Node 20 pass `ws`). */
-export type WebSocketLike = new (url: string, protocols?: string | string[]) => {
+export type WebSocketLike = new (
+  url: string,
+  protocols?: string | string[],
+) => {
   onopen: ((ev: unknown) => void) | null;
   onmessage: ((ev: { data: unknown }) => void) | null;
   onclose: ((ev: unknown) => void) | null;
@@ -16,11 +17,13 @@ export type WebSocketLike = new (url: string, protocols?: string | string[]) => 
   close(): void;
 };
 
-export interface SubscribeOptions {
-  /** Only this run's events; with `since`, first replays the run's events after that sequence number. */
-  run_id?: string;
-  pipeline_id?: string;
-  since?: number;
+/**
+ * Which events: a run's (with `since`, first the run's events after that sequence number), a pipeline's, or all.
+ * The fields of the protocol's `subscribe` message.
+ */
+export type StreamFilter = Omit<StreamSubscribeMessage, "type">;
+
+export interface SubscribeOptions extends StreamFilter {
   /** Reconnect after the socket drops (default true), replaying a run's missed events with `since`. */
   reconnect?: boolean;
   /** First reconnect delay in ms, doubling up to 30 s (default 500). */
@@ -42,7 +45,11 @@ export interface Subscription {
  * with backoff; for a run subscription it asks for the events after the last sequence number seen, so a terminal
  * status is never missed. A run subscription stops by itself after the run's terminal event.
  */
-export function subscribeEvents(wsUrl: string, onEvent: (event: StreamEvent) => void, options: SubscribeOptions = {}): Subscription {
+export function subscribeEvents(
+  wsUrl: string,
+  onEvent: (event: StreamEvent) => void,
+  options: SubscribeOptions = {},
+): Subscription {
   const Impl = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketLike }).WebSocket;
   if (!Impl) throw new Error("no WebSocket implementation: pass options.WebSocket (e.g. the `ws` package on Node 20)");
   let lastSeq = options.since;
@@ -69,11 +76,12 @@ export function subscribeEvents(wsUrl: string, onEvent: (event: StreamEvent) => 
     socket = ws;
     ws.onopen = () => {
       attempt = 0;
-      const filter: Record<string, unknown> = { type: "subscribe" };
-      if (options.run_id) filter.run_id = options.run_id;
-      if (options.pipeline_id) filter.pipeline_id = options.pipeline_id;
-      if (options.run_id && lastSeq !== undefined) filter.since = lastSeq;
-      ws.send(JSON.stringify(filter));
+      const subscribe: StreamSubscribeMessage = { type: "subscribe" };
+      if (options.run_id) subscribe.run_id = options.run_id;
+      if (options.pipeline_id) subscribe.pipeline_id = options.pipeline_id;
+      // after a reconnect, `since` is the last sequence number delivered
+      if (options.run_id && lastSeq !== undefined) subscribe.since = lastSeq;
+      ws.send(JSON.stringify(subscribe));
       markReady();
     };
     ws.onerror = (e) => {
@@ -81,20 +89,20 @@ export function subscribeEvents(wsUrl: string, onEvent: (event: StreamEvent) => 
       failReady(new Error("WebSocket error"));
     };
     ws.onmessage = (message) => {
-      let parsed: { type?: string; seq?: number; run_id?: string };
+      let parsed: StreamServerMessage;
       try {
-        parsed = JSON.parse(String(message.data)) as typeof parsed;
+        parsed = JSON.parse(String(message.data)) as StreamServerMessage;
       } catch (e) {
         options.onError?.(e);
         return;
       }
-      if (!parsed.type || CONTROL_TYPES.has(parsed.type)) return;
-      if (typeof parsed.seq === "number") {
-        if (lastSeq !== undefined && options.run_id && parsed.seq <= lastSeq) return; // already delivered
-        lastSeq = parsed.seq;
-      }
-      onEvent(parsed as StreamEvent);
-      if (options.run_id && parsed.run_id === options.run_id && TERMINAL_TYPES.has(parsed.type)) stop();
+      // hello, subscribed, pong and errors are the protocol's own; only events reach the caller
+      if (typeof parsed?.type !== "string" || !isStreamedEventType(parsed.type)) return;
+      const event = parsed as StreamedEvent;
+      if (lastSeq !== undefined && options.run_id && event.seq <= lastSeq) return; // already delivered
+      lastSeq = event.seq;
+      onEvent(event);
+      if (options.run_id && event.run_id === options.run_id && isTerminalEventType(event.type)) stop();
     };
     ws.onclose = () => {
       if (stopped || options.reconnect === false) {

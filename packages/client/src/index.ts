@@ -5,11 +5,19 @@ export { SluiceClient } from "./client.js";
 export { SluiceApiError } from "./errors.js";
 export { Transport, type ClientOptions, type Query, type RequestOptions } from "./transport.js";
 export type { CallInput, CallOutput, PipelineImpact } from "./client.js";
-export { subscribeEvents, type StreamEvent, type SubscribeOptions, type Subscription, type WebSocketLike } from "./events.js";
+export {
+  subscribeEvents,
+  type StreamEvent,
+  type StreamFilter,
+  type SubscribeOptions,
+  type Subscription,
+  type WebSocketLike,
+} from "./events.js";
 export { applyPipeline, type ApplyResult } from "./apply.js";
 export {
   definePipeline,
   NodeBuilder,
+  node,
   sourceDb,
   sourceApi,
   sourceFile,
@@ -25,6 +33,7 @@ export {
   sinkApi,
   migrate,
   notify,
+  type NodeConfigOf,
   type NodeConfigs,
   type NodeOptions,
   type NodeSettings,

@@ -1,26 +1,6 @@
 import type { SluiceEvents } from "./events.js";
 import type { SluiceEventMap } from "./model/event.js";
-
-/** Event types streamed to clients (DESIGN.md §7). */
-export const STREAMED_EVENT_TYPES = [
-  "run.created",
-  "run.started",
-  "run.completed",
-  "run.failed",
-  "run.cancelled",
-  "node.started",
-  "node.completed",
-  "node.failed",
-  "node.retrying",
-  "node.skipped",
-  "log",
-] as const;
-export type StreamedEventType = (typeof STREAMED_EVENT_TYPES)[number];
-
-/** A streamed event: its type, a process-wide increasing sequence number, and the event's fields. */
-export type StreamedEvent = { [K in StreamedEventType]: { type: K; seq: number } & SluiceEventMap[K] }[StreamedEventType];
-
-export const TERMINAL_EVENT_TYPES: ReadonlySet<string> = new Set(["run.completed", "run.failed", "run.cancelled"]);
+import { isTerminalEventType, STREAMED_EVENT_TYPES, type StreamedEvent } from "./model/event-types.js";
 
 /**
  * Numbers every streamed event and keeps the recent ones per run, so a client that reconnects can ask for a run's
@@ -40,7 +20,8 @@ export class EventJournal {
 
   start(): void {
     for (const type of STREAMED_EVENT_TYPES) {
-      const fn = (payload: SluiceEventMap[typeof type]) => this.record({ ...payload, type, seq: ++this.seq } as StreamedEvent);
+      const fn = (payload: SluiceEventMap[typeof type]) =>
+        this.record({ ...payload, type, seq: ++this.seq } as StreamedEvent);
       this.events.on(type, fn as never);
       this.unsubscribers.push(() => this.events.off(type, fn as never));
     }
@@ -78,7 +59,7 @@ export class EventJournal {
     }
     list.push(event);
     if (list.length > this.limits.perRun) {
-      const dropAt = list.findIndex((e) => !TERMINAL_EVENT_TYPES.has(e.type));
+      const dropAt = list.findIndex((e) => !isTerminalEventType(e.type));
       list.splice(dropAt === -1 ? 0 : dropAt, 1);
     }
     for (const listener of this.listeners) listener(event);

@@ -3,7 +3,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { SluiceError } from "./errors.js";
 
-/** Where nodes and connections may touch files on the server (DESIGN.md §5). */
+/** Where nodes and connections may touch files on the server (docs/security.md). */
 export interface FileAccess {
   /** Directories paths must resolve into (absolute). */
   readonly fileRoots: readonly string[];
@@ -74,7 +74,7 @@ export async function assertNotStateFile(requested: string, real: string, stateF
 }
 
 /**
- * Resolves a path a node or connection wants to use on the server (DESIGN.md §5): relative paths are taken from
+ * Resolves a path a node or connection wants to use on the server (docs/security.md): relative paths are taken from
  * the first root; `..` segments and symlinks that lead outside every root are refused; `/proc`, `/dev` and `/sys`
  * are refused unless a root lies inside them; the server's own state files are refused whatever the roots.
  * Returns the real, absolute path to open (no symlinks left in it). Check again at every use: a symlink may be

@@ -18,7 +18,7 @@ export {
   MAX_PIPELINE_NAME,
 } from "./dag/validate-pipeline.js";
 export * from "./store/index.js";
-export { createSluice, type Sluice } from "./service/create-sluice.js";
+export { createSluice, storeOf, type Sluice } from "./service/create-sluice.js";
 export { SluiceOptionsSchema, type SluiceOptions, type ResolvedSluiceOptions } from "./service/options.js";
 export { PipelineService } from "./service/pipeline-service.js";
 export { SystemService } from "./service/system-service.js";
@@ -33,7 +33,7 @@ export { nextSlot, previousSlot, slotsBetween } from "./scheduler/cron.js";
 export { HookDispatcher } from "./hooks/hook-dispatcher.js";
 export type { HookPayload } from "./hooks/hook-payload.js";
 export { SluiceMetrics } from "./metrics/metrics.js";
-export { EventJournal, STREAMED_EVENT_TYPES, TERMINAL_EVENT_TYPES, type StreamedEvent, type StreamedEventType } from "./event-journal.js";
+export { EventJournal } from "./event-journal.js";
 export { AuthService } from "./service/auth-service.js";
 export { ROLE_PERMISSIONS, roleHasPermission, PIPELINE_SECRETS_PERMISSION } from "./auth/permissions.js";
 export { hideSecretsFrom, seesPipelineSecrets } from "./auth/hide-secrets.js";
@@ -45,9 +45,18 @@ export { JWT_SECRET_FILE, decodeJwtSecret } from "./auth/jwt-secret.js";
 export { WebhookService, WEBHOOK_RATE_WINDOW_MS, IDEMPOTENCY_WINDOW_MS } from "./service/webhook-service.js";
 export { RunService } from "./service/run-service.js";
 export { Executor, type ExecutorOptions } from "./engine/executor.js";
-export { RunExecution, type NodeTypeRegistry, PREVIEW_ROWS, INTERRUPTED } from "./engine/run-execution.js";
-export { NODE_TYPE_REGISTRY, nodeTypeDefinition } from "./engine/nodes/index.js";
-export { defineNodeType, type NodeContext, type NodeResult, type NodeTypeDefinition, type BoundSql } from "./engine/node-type.js";
+export { RunExecution, PREVIEW_ROWS, INTERRUPTED } from "./engine/run-execution.js";
+export { NODE_TYPE_REGISTRY, mergeNodeTypes } from "./engine/nodes/index.js";
+export {
+  defineNodeType,
+  lookupNodeType,
+  type NodeContext,
+  type NodeResult,
+  type NodeTypeDefinition,
+  type NodeTypeRegistry,
+  type DeclaredReferences,
+  type BoundSql,
+} from "./engine/node-type.js";
 export { createNodeContext, type NodeContextOptions } from "./engine/node-context.js";
 export { CodeRunnerPool, sharedCodeRunnerPool, type CodeRunOptions } from "./sandbox/code-runner-pool.js";
 export { dataSetFromRows, EMPTY_DATASET, type DataSet, type Row } from "./engine/dataset.js";

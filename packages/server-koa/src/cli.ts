@@ -124,8 +124,8 @@ async function serve(args: string[]): Promise<void> {
     await sluice.close().catch(() => undefined);
     throw e;
   }
-  logger.info(`sluice ${SLUICE_VERSION} listening on ${running.url} (${sluice.store.dialect})`);
-  process.stdout.write(`Sluice ${SLUICE_VERSION} listening on ${running.url}/api (database: ${sluice.store.dialect})\n`);
+  logger.info(`sluice ${SLUICE_VERSION} listening on ${running.url} (${sluice.options.dialect})`);
+  process.stdout.write(`Sluice ${SLUICE_VERSION} listening on ${running.url}/api (database: ${sluice.options.dialect})\n`);
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -4,4 +4,4 @@ export { credentialsFromHeaders, SESSION_COOKIE } from "./auth/credentials.js";
 export { startServer, type RunningServer, type ServeOptions } from "./server.js";
 export { DEFAULT_BODY_BYTES } from "./middleware/json-body.js";
 export type { OperationHandler, OperationHandlers, OperationRequest, RoutedOperationId } from "./operations.js";
-export { attachEventStream, type EventStreamOptions, type UpgradeDecision } from "./ws.js";
+export { createEventStream, type EventStream, type EventStreamOptions } from "./ws.js";

@@ -48,7 +48,7 @@ export interface RegisterOptions {
 }
 
 /**
- * The permission check of one operation, attached to its route (DESIGN.md §5): a state-changing request from
+ * The permission check of one operation, attached to its route (docs/security.md): a state-changing request from
  * another origin that carries only the session cookie is 403 (CSRF), then missing or invalid credentials are 401 and
  * a role without the permission 403. Runs before the body is read, so anonymous callers cannot make the server
  * parse 10 MiB.

@@ -1,16 +1,16 @@
-import http from "node:http";
+import type http from "node:http";
 import type { AddressInfo } from "node:net";
-import { isSluiceError, type Sluice } from "@sluice/core";
+import { OPERATIONS, type Sluice } from "@sluice/core";
 import type Koa from "koa";
+import websockify from "koa-websocket";
 import { createApp, type AppOptions } from "./app.js";
-import { authorizeUpgrade } from "./auth/authorize-upgrade.js";
 import { credentialedOrigins } from "./middleware/security.js";
-import { attachEventStream, type EventStreamOptions } from "./ws.js";
+import { createEventStream, type EventStreamOptions } from "./ws.js";
 
 export interface ServeOptions extends AppOptions {
   readonly host?: string;
   readonly port?: number;
-  readonly events?: EventStreamOptions;
+  readonly events?: Pick<EventStreamOptions, "heartbeatMs" | "maxBufferedBytes">;
   /** How often the open-mode warning repeats while no user exists (default one hour). */
   readonly openModeWarningMs?: number;
 }
@@ -25,34 +25,43 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
-/** Starts the HTTP server for a Sluice instance (its background work is started by the caller). */
+/**
+ * Starts the HTTP server for a Sluice instance (its background work is started by the caller): the Koa app of
+ * `createApp`, made a koa-websocket app so `app.listen` also serves the event stream at `/ws` and `{prefix}/ws`.
+ */
 export async function startServer(sluice: Sluice, options: ServeOptions = {}): Promise<RunningServer> {
-  const app = createApp(sluice, options);
-  const server = http.createServer(app.callback());
-  server.keepAliveTimeout = 5_000;
-  const stream = attachEventStream(server, sluice, {
-    authorize: async (req) => {
-      try {
-        await authorizeUpgrade(sluice, req, { proxy: options.proxy ?? false, trustedOrigins: credentialedOrigins(options.corsOrigins) });
-        return { ok: true };
-      } catch (e) {
-        if (isSluiceError(e)) return { ok: false, status: e.status, message: e.message };
-        throw e;
-      }
-    },
-    terminalEvent: (runId) => sluice.runs.terminalEvent(runId),
+  const stream = createEventStream(sluice, {
     ...options.events,
+    paths: [OPERATIONS.events.path, `${options.prefix ?? "/api"}${OPERATIONS.events.path}`],
+    proxy: options.proxy ?? false,
+    trustedOrigins: credentialedOrigins(options.corsOrigins),
   });
+  const app = websockify(createApp(sluice, options), stream.serverOptions);
+  app.ws.use(stream.middleware);
+  const server = app.listen(options.port ?? 8080, options.host ?? "0.0.0.0");
+  server.keepAliveTimeout = 5_000;
+  const wss = app.ws.server;
+  // the WebSocket server re-emits the HTTP server's errors, which are handled on the HTTP server
+  wss?.on("error", () => undefined);
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 8080, options.host ?? "0.0.0.0", () => {
-      server.off("error", reject);
+    const fail = (e: Error) => {
+      stream.close();
+      wss?.close();
+      reject(e);
+    };
+    server.once("error", fail);
+    server.once("listening", () => {
+      server.off("error", fail);
       resolve();
     });
   });
   const { port } = server.address() as AddressInfo;
   const shownHost = !options.host || options.host === "0.0.0.0" || options.host === "::" ? "localhost" : options.host;
-  const stopOpenModeWarning = warnWhileOpen(sluice, boundUrl(options.host ?? "0.0.0.0", port), options.openModeWarningMs);
+  const stopOpenModeWarning = warnWhileOpen(
+    sluice,
+    boundUrl(options.host ?? "0.0.0.0", port),
+    options.openModeWarningMs,
+  );
   let closing: Promise<void> | null = null;
   return {
     server,
@@ -62,7 +71,8 @@ export async function startServer(sluice: Sluice, options: ServeOptions = {}): P
     close(graceMs = 10_000) {
       closing ??= new Promise<void>((resolve) => {
         stopOpenModeWarning();
-        void stream.close();
+        stream.close();
+        wss?.close();
         const force = setTimeout(() => server.closeAllConnections(), graceMs);
         force.unref();
         server.close(() => {

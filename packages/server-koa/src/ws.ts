@@ -1,75 +1,76 @@
-import type http from "node:http";
-import type { Duplex } from "node:stream";
-import type { Sluice, StreamedEvent } from "@sluice/core";
-import { WebSocketServer, type WebSocket } from "ws";
+import {
+  describeIssues,
+  isSluiceError,
+  isTerminalEventType,
+  OPERATIONS,
+  StreamClientMessageSchema,
+  type Sluice,
+  type StreamedEvent,
+  type StreamServerMessage,
+  type StreamSubscribeMessage,
+} from "@sluice/core";
+import type { ServerOptions, WebSocket } from "ws";
+import { authorizeUpgrade, type UpgradeOriginOptions } from "./auth/authorize-upgrade.js";
 
-/**
- * Live events over WebSocket at `/ws` and `/api/ws`. `ws` is used directly (rather than koa-websocket) so the
- * upgrade can be authenticated and refused with a plain HTTP status before any WebSocket handshake, and so it
- * attaches to the same HTTP server as the Koa app without a second middleware stack.
- */
-export type UpgradeDecision = { ok: true } | { ok: false; status: number; message: string };
-
-export interface EventStreamOptions {
-  paths?: readonly string[];
-  authorize?: (req: http.IncomingMessage) => Promise<UpgradeDecision>;
-  /** Catch-up helper: the stored terminal event of a finished run, for runs older than the in-memory journal. */
-  terminalEvent?: (runId: string) => Promise<StreamedEvent | null>;
-  heartbeatMs?: number;
-  /** A client whose unsent data exceeds this is dropped instead of growing server memory. */
-  maxBufferedBytes?: number;
+export interface EventStreamOptions extends UpgradeOriginOptions {
+  /** Where the stream is served (default `/ws` and `/api/ws`); any other upgrade is answered 404. */
+  readonly paths?: readonly string[];
+  /** How often clients are pinged; one that has not answered the previous ping is dropped (default 30 s). */
+  readonly heartbeatMs?: number;
+  /** A client whose unsent data exceeds this is dropped instead of growing server memory (default 1 MiB). */
+  readonly maxBufferedBytes?: number;
 }
 
-interface Filter {
-  run_id?: string;
-  pipeline_id?: string;
+export interface EventStream {
+  /** The WebSocket server options to give koa-websocket (`websockify(app, serverOptions)`). */
+  readonly serverOptions: ServerOptions;
+  /** Serves one accepted socket: koa-websocket middleware (`app.ws.use(middleware)`). */
+  readonly middleware: (ctx: { websocket: WebSocket }) => void;
+  /** Stops the heartbeat and closes every socket. */
+  close(): void;
 }
 
-interface ClientMessage {
-  type?: unknown;
-  run_id?: unknown;
-  pipeline_id?: unknown;
-  since?: unknown;
-}
+type Filter = Omit<StreamSubscribeMessage, "type" | "since">;
 
-const STATUS_TEXT: Record<number, string> = { 401: "Unauthorized", 403: "Forbidden", 404: "Not Found" };
-
-function refuse(socket: Duplex, status: number, message: string): void {
-  const body = JSON.stringify({ error: message });
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? "Error"}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
-}
+const JSON_HEADERS = { "Content-Type": "application/json" };
 
 const matches = (filter: Filter, e: StreamedEvent) =>
-  (filter.run_id === undefined || e.run_id === filter.run_id) && (filter.pipeline_id === undefined || e.pipeline_id === filter.pipeline_id);
+  (filter.run_id === undefined || e.run_id === filter.run_id) &&
+  (filter.pipeline_id === undefined || e.pipeline_id === filter.pipeline_id);
 
-export function attachEventStream(server: http.Server, sluice: Sluice, options: EventStreamOptions = {}): { close(): Promise<void> } {
-  const paths = new Set(options.paths ?? ["/ws", "/api/ws"]);
+/**
+ * Live events over WebSocket (docs/events.md), served through koa-websocket: `serverOptions` go to its WebSocket
+ * server, `middleware` to `app.ws.use`. The upgrade is authenticated in `verifyClient` like the API, so a refused
+ * client gets a plain HTTP 401/403 (404 for another path) before any handshake. Client messages are parsed with the
+ * model's schema; everything sent is a `StreamServerMessage`.
+ */
+export function createEventStream(sluice: Sluice, options: EventStreamOptions = {}): EventStream {
+  const paths = new Set(options.paths ?? [OPERATIONS.events.path, `/api${OPERATIONS.events.path}`]);
   const maxBuffered = options.maxBufferedBytes ?? 1024 * 1024;
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  const sockets = new Set<WebSocket>();
   const alive = new WeakMap<WebSocket, boolean>();
 
-  const onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+  // the two-parameter form: ws waits for `done`, so the upgrade is answered only after the credentials are checked
+  const verifyClient: ServerOptions["verifyClient"] = ({ req }, done) => {
+    const refuse = (status: number, message: string) =>
+      done(false, status, JSON.stringify({ error: message }), JSON_HEADERS);
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
-    if (!paths.has(path)) {
-      refuse(socket, 404, `no WebSocket endpoint at ${path}`);
-      return;
-    }
-    socket.on("error", () => socket.destroy());
-    void (options.authorize?.(req) ?? Promise.resolve<UpgradeDecision>({ ok: true }))
-      .then((decision) => {
-        if (!decision.ok) return refuse(socket, decision.status, decision.message);
-        wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req));
-      })
-      .catch(() => refuse(socket, 500, "internal server error"));
+    if (!paths.has(path)) return refuse(404, `no WebSocket endpoint at ${path}`);
+    authorizeUpgrade(sluice, req, options).then(
+      () => done(true),
+      (e: unknown) => {
+        if (isSluiceError(e)) return refuse(e.status, e.message);
+        sluice.options.logger.error("WebSocket upgrade failed", { error: e instanceof Error ? e.message : String(e) });
+        refuse(500, "internal server error");
+      },
+    );
   };
-  server.on("upgrade", onUpgrade);
 
-  wss.on("connection", (ws: WebSocket) => {
+  function serve(ws: WebSocket): void {
     let filter: Filter = {};
+    sockets.add(ws);
     alive.set(ws, true);
-    const send = (message: unknown) => {
+    const send = (message: StreamServerMessage) => {
       if (ws.readyState !== ws.OPEN) return;
       if (ws.bufferedAmount > maxBuffered) {
         ws.terminate();
@@ -81,45 +82,50 @@ export function attachEventStream(server: http.Server, sluice: Sluice, options: 
       if (matches(filter, event)) send(event);
     });
     ws.on("pong", () => alive.set(ws, true));
-    ws.on("close", unsubscribe);
+    ws.on("close", () => {
+      unsubscribe();
+      sockets.delete(ws);
+    });
     ws.on("error", () => ws.terminate());
     ws.on("message", (data) => {
-      let msg: ClientMessage;
+      let raw: unknown;
       try {
-        msg = JSON.parse(data.toString()) as ClientMessage;
+        raw = JSON.parse(data.toString());
       } catch {
-        send({ type: "error", error: "messages must be JSON" });
-        return;
+        return send({ type: "error", error: "messages must be JSON" });
       }
-      if (msg.type === "ping") return send({ type: "pong", seq: sluice.journal.lastSeq });
-      if (msg.type === "unsubscribe") {
-        filter = {};
-        return send({ type: "subscribed", seq: sluice.journal.lastSeq });
+      const parsed = StreamClientMessageSchema.safeParse(raw);
+      if (!parsed.success) return send({ type: "error", error: describeIssues(parsed.error.issues) });
+      const message = parsed.data;
+      switch (message.type) {
+        case "ping":
+          return send({ type: "pong", seq: sluice.journal.lastSeq });
+        case "unsubscribe":
+          filter = {};
+          return send({ type: "subscribed", seq: sluice.journal.lastSeq });
+        case "subscribe": {
+          const { type: _type, since, ...next } = message;
+          filter = next;
+          send({ type: "subscribed", ...next, seq: sluice.journal.lastSeq });
+          if (next.run_id !== undefined && since !== undefined) void replay(next.run_id, since, send);
+          return;
+        }
       }
-      if (msg.type !== "subscribe") return send({ type: "error", error: "unknown message type (use subscribe, unsubscribe or ping)" });
-      const next: Filter = {};
-      if (typeof msg.run_id === "string") next.run_id = msg.run_id;
-      if (typeof msg.pipeline_id === "string") next.pipeline_id = msg.pipeline_id;
-      const since = typeof msg.since === "number" && Number.isInteger(msg.since) && msg.since >= 0 ? msg.since : null;
-      if (msg.since !== undefined && since === null) return send({ type: "error", error: "since must be a non-negative integer" });
-      filter = next;
-      send({ type: "subscribed", ...next, seq: sluice.journal.lastSeq });
-      if (next.run_id && since !== null) void replay(next.run_id, since, send);
     });
     send({ type: "hello", seq: sluice.journal.lastSeq });
-  });
+  }
 
-  async function replay(runId: string, since: number, send: (m: unknown) => void): Promise<void> {
+  async function replay(runId: string, since: number, send: (m: StreamServerMessage) => void): Promise<void> {
     const missed = sluice.journal.since(runId, since);
     for (const e of missed) send(e);
-    if (missed.some((e) => e.type === "run.completed" || e.type === "run.failed" || e.type === "run.cancelled")) return;
+    if (missed.some((e) => isTerminalEventType(e.type))) return;
     if (sluice.journal.since(runId, 0).length > 0) return;
-    const terminal = await options.terminalEvent?.(runId).catch(() => null);
+    const terminal = await sluice.runs.terminalEvent(runId).catch(() => null);
     if (terminal) send(terminal);
   }
 
   const heartbeat = setInterval(() => {
-    for (const ws of wss.clients) {
+    for (const ws of sockets) {
       if (alive.get(ws) === false) {
         ws.terminate();
         continue;
@@ -131,12 +137,11 @@ export function attachEventStream(server: http.Server, sluice: Sluice, options: 
   heartbeat.unref();
 
   return {
-    close: () =>
-      new Promise<void>((resolve) => {
-        clearInterval(heartbeat);
-        server.off("upgrade", onUpgrade);
-        for (const ws of wss.clients) ws.terminate();
-        wss.close(() => resolve());
-      }),
+    serverOptions: { verifyClient, maxPayload: 64 * 1024 },
+    middleware: (ctx) => serve(ctx.websocket),
+    close() {
+      clearInterval(heartbeat);
+      for (const ws of sockets) ws.terminate();
+    },
   };
 }

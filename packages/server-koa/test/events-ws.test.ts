@@ -15,17 +15,20 @@ interface Msg {
   [k: string]: unknown;
 }
 
-async function connect(path = "/ws"): Promise<{ ws: WebSocket; messages: Msg[]; next(pred: (m: Msg) => boolean): Promise<Msg> }> {
+async function connect(
+  path = "/ws",
+): Promise<{ ws: WebSocket; messages: Msg[]; next(pred: (m: Msg) => boolean): Promise<Msg> }> {
   const ws = new WebSocket(`${t.baseUrl.replace("http", "ws")}${path}`);
   const messages: Msg[] = [];
   const waiters: { pred: (m: Msg) => boolean; resolve: (m: Msg) => void }[] = [];
   ws.on("message", (data) => {
     const m = JSON.parse(data.toString()) as Msg;
     messages.push(m);
-    for (const w of [...waiters]) if (w.pred(m)) {
-      waiters.splice(waiters.indexOf(w), 1);
-      w.resolve(m);
-    }
+    for (const w of [...waiters])
+      if (w.pred(m)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(m);
+      }
   });
   await new Promise<void>((resolve, reject) => {
     ws.once("open", () => resolve());
@@ -53,9 +56,25 @@ describe("WebSocket event stream", () => {
     c.ws.send(JSON.stringify({ type: "subscribe", run_id: "run-A" }));
     await c.next((m) => m.type === "subscribed");
     t.sluice.events.emit("run.started", { run_id: "run-B", pipeline_id: "p", status: "running", timestamp: ts() });
-    t.sluice.events.emit("node.completed", { run_id: "run-A", pipeline_id: "p", node_id: "n1", status: "success", row_count: 5, duration_ms: 3, timestamp: ts() });
+    t.sluice.events.emit("node.completed", {
+      run_id: "run-A",
+      pipeline_id: "p",
+      node_id: "n1",
+      status: "success",
+      row_count: 5,
+      duration_ms: 3,
+      timestamp: ts(),
+    });
     const node = await c.next((m) => m.type === "node.completed");
-    expect(node).toMatchObject({ type: "node.completed", run_id: "run-A", pipeline_id: "p", node_id: "n1", status: "success", row_count: 5, duration_ms: 3 });
+    expect(node).toMatchObject({
+      type: "node.completed",
+      run_id: "run-A",
+      pipeline_id: "p",
+      node_id: "n1",
+      status: "success",
+      row_count: 5,
+      duration_ms: 3,
+    });
     expect(typeof node.seq).toBe("number");
     expect(c.messages.some((m) => m.run_id === "run-B")).toBe(false);
     c.ws.close();
@@ -68,13 +87,23 @@ describe("WebSocket event stream", () => {
     t.sluice.events.emit("run.started", { run_id: "run-C", pipeline_id: "p", status: "running", timestamp: ts() });
     const started = await first.next((m) => m.type === "run.started");
     first.ws.terminate();
-    t.sluice.events.emit("log", { run_id: "run-C", pipeline_id: "p", node_id: null, level: "info", message: "while away", timestamp: ts() });
+    t.sluice.events.emit("log", {
+      run_id: "run-C",
+      pipeline_id: "p",
+      node_id: null,
+      level: "info",
+      message: "while away",
+      timestamp: ts(),
+    });
     t.sluice.events.emit("run.completed", { run_id: "run-C", pipeline_id: "p", status: "success", timestamp: ts() });
     const second = await connect();
     second.ws.send(JSON.stringify({ type: "subscribe", run_id: "run-C", since: started.seq }));
     const done = await second.next((m) => m.type === "run.completed");
     expect(done.run_id).toBe("run-C");
-    expect(second.messages.filter((m) => m.run_id === "run-C" && m.type !== "subscribed").map((m) => m.type)).toEqual(["log", "run.completed"]);
+    expect(second.messages.filter((m) => m.run_id === "run-C" && m.type !== "subscribed").map((m) => m.type)).toEqual([
+      "log",
+      "run.completed",
+    ]);
     second.ws.close();
   });
 
@@ -91,5 +120,22 @@ describe("WebSocket event stream", () => {
       ws.on("error", () => undefined);
     });
     expect(status).toBe(404);
+  });
+
+  it("checks client messages against the protocol schema: unknown types and mistyped fields are answered with an error", async () => {
+    const c = await connect();
+    c.ws.send(JSON.stringify({ type: "hello" }));
+    expect((await c.next((m) => m.type === "error")).error).toMatch(/subscribe.*unsubscribe.*ping/);
+    c.ws.send(JSON.stringify({ type: "subscribe", run_id: 42 }));
+    expect((await c.next((m) => m.type === "error" && /run_id/.test(String(m.error)))).type).toBe("error");
+    c.ws.send(JSON.stringify({ type: "ping" }));
+    expect((await c.next((m) => m.type === "pong")).seq).toBeTypeOf("number");
+    c.ws.send(JSON.stringify({ type: "subscribe", pipeline_id: "p-9" }));
+    expect(await c.next((m) => m.type === "subscribed")).toEqual({
+      type: "subscribed",
+      pipeline_id: "p-9",
+      seq: expect.any(Number),
+    });
+    c.ws.close();
   });
 });

@@ -2,7 +2,7 @@ import { PERMISSIONS, type Permission } from "../model/permissions.js";
 import type { Role } from "../model/user.js";
 
 /**
- * What each role holds (DESIGN.md §5). Permission names are in `model/permissions.ts`; what each operation needs
+ * What each role holds (docs/security.md). Permission names are in `model/permissions.ts`; what each operation needs
  * is its `access` in the operation table (`model/operations.ts`).
  */
 const VIEWER: readonly Permission[] = ["pipelines.read", "runs.read", "connections.read", "variables.read", "system.read", "auth.self"];

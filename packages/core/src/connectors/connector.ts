@@ -8,7 +8,7 @@ import type { ResolvedConnection } from "./resolver.js";
 export type ConnectionFields = Omit<ResolvedConnection, "uri">;
 
 /**
- * How a connection test reaches the network. Every connection goes through the address guard (DESIGN.md §5): names
+ * How a connection test reaches the network. Every connection goes through the address guard (docs/security.md): names
  * resolve through `resolver` and are checked at connect time, IP literals before connecting.
  */
 export interface GuardedNetwork {

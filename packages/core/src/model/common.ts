@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** Default and maximum page size for every paginated list (DESIGN.md §3). */
+/** Default and maximum page size for every paginated list (docs/http.md). */
 export const PER_PAGE_DEFAULT = 50;
 export const PER_PAGE_MAX = 500;
 
@@ -17,7 +17,7 @@ const positiveIntString = (name: string) =>
 
 /**
  * Builds a query-string integer: values that are not positive integers are rejected, values above `max` are
- * clamped to it (DESIGN.md §3).
+ * clamped to it (docs/http.md).
  */
 export function clampedIntQuery(name: string, defaultValue: number, max: number) {
   return positiveIntString(name)

@@ -10,7 +10,7 @@ interface NodeEventBase extends RunEventBase {
   node_id: string;
 }
 
-/** Every event of the bus, keyed by its `type` (DESIGN.md §7). */
+/** Every event of the bus, keyed by its `type` (docs/events.md). */
 export interface SluiceEventMap {
   /** A run was queued (status `pending`). */
   "run.created": RunEventBase & { status: RunStatus };

@@ -9,6 +9,8 @@ export * from "./variable.js";
 export * from "./user.js";
 export * from "./dlq.js";
 export * from "./event.js";
+export * from "./event-types.js";
+export * from "./event-stream.js";
 export * from "./system.js";
 export * from "./insights.js";
 export * from "./error-codes.js";

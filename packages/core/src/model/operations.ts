@@ -23,7 +23,7 @@ export interface OperationSpec {
 }
 
 /**
- * THE operation table (DESIGN.md §1). The server registers every route from it with its access attached, the
+ * THE operation table (docs/embedding.md). The server registers every route from it with its access attached, the
  * OpenAPI document and the permission reference are generated from it, and the client's methods call operations by
  * id. Request and response schemas live beside it in `operation-io.ts`, keyed by the same ids (that file imports zod;
  * this one imports nothing, so the client can bundle it). Order matters only where paths overlap: a static segment

@@ -1,4 +1,4 @@
-/** Permission names (DESIGN.md §5). Which role holds which is `auth/permissions.ts`; which operation needs which is
+/** Permission names (docs/security.md). Which role holds which is `auth/permissions.ts`; which operation needs which is
  * `operations.ts`. Dependency-free so the client shares them. */
 export const PERMISSIONS = [
   "pipelines.read",

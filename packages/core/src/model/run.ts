@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { clampedIntQuery } from "./common.js";
+import { TERMINAL_RUN_STATUSES } from "./event-types.js";
 
-export const RUN_STATUSES = ["pending", "running", "success", "failed", "cancelled"] as const;
+export const RUN_STATUSES = ["pending", "running", ...TERMINAL_RUN_STATUSES] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 export const NODE_RUN_STATUSES = ["pending", "running", "success", "failed", "skipped", "cancelled"] as const;

@@ -122,7 +122,7 @@ class Runner {
 }
 
 /**
- * Pre-started `node` processes that run `code` nodes (DESIGN.md §6): each starts with an empty environment, Node's
+ * Pre-started `node` processes that run `code` nodes (docs/nodes.md): each starts with an empty environment, Node's
  * permission model with nothing granted beyond reading its own script and sandbox engine, and no descriptors but
  * /dev/null and the IPC channel. Inside, user code runs in a fresh sandbox per job with no Node API. A runner that
  * crashes, hangs, overruns its time or is cancelled is killed and replaced; the server carries on.

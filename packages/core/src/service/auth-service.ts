@@ -70,7 +70,7 @@ export class AuthService {
 
   /**
    * Open mode: no user exists and no API key is configured. A server started with an API key is never open;
-   * until the first user exists it answers the key only (DESIGN.md §5).
+   * until the first user exists it answers the key only (docs/security.md).
    */
   async isOpen(): Promise<boolean> {
     return this.deps.apiKeys.length === 0 && (await this.needsSetup());

@@ -1,7 +1,6 @@
 import fs from "node:fs";
 import { loadJwtSecret } from "../auth/jwt-secret.js";
 import { SluiceEvents } from "../events.js";
-import { parseDatabaseUrl } from "../store/database-url.js";
 import { createKnexStore, type KnexStore } from "../store/knex/create-knex-store.js";
 import { resolveOptions, type ResolvedSluiceOptions, type SluiceOptions } from "./options.js";
 import { secureStateFiles } from "./state-files.js";
@@ -13,9 +12,9 @@ import { PipelineService } from "./pipeline-service.js";
 import { SystemService } from "./system-service.js";
 import { RunService } from "./run-service.js";
 import { Executor } from "../engine/executor.js";
-import { NODE_TYPE_REGISTRY } from "../engine/nodes/index.js";
+import { mergeNodeTypes } from "../engine/nodes/index.js";
 import type { SecretsResolver } from "../connectors/resolver.js";
-import { loadVault, SECRET_KEY_ENV, type Vault } from "../vault/vault.js";
+import { loadVault, type Vault } from "../vault/vault.js";
 import { ConnectionService } from "./connection-service.js";
 import { VariableService } from "./variable-service.js";
 import { WebhookService } from "./webhook-service.js";
@@ -24,10 +23,21 @@ import { HookDispatcher } from "../hooks/hook-dispatcher.js";
 import { sharedCodeRunnerPool } from "../sandbox/code-runner-pool.js";
 import { guardedNetwork } from "../connectors/connector.js";
 
+const STORES = new WeakMap<Sluice, KnexStore>();
+
+/**
+ * The database behind a Sluice instance, for tests, benchmarks and tools that inspect stored rows. Adapters and
+ * embedders use the services of the facade instead.
+ */
+export function storeOf(sluice: Sluice): KnexStore {
+  const store = STORES.get(sluice);
+  if (!store) throw new Error("not a Sluice instance made by createSluice");
+  return store;
+}
+
 /** The application facade: what the Koa adapter, the CLI and embedders use. */
 export interface Sluice {
   readonly options: ResolvedSluiceOptions;
-  readonly store: KnexStore;
   readonly events: SluiceEvents;
   readonly pipelines: PipelineService;
   readonly system: SystemService;
@@ -61,16 +71,13 @@ export interface Sluice {
 }
 
 export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
-  const database = input.database ?? "./sluice.db";
-  const parsed = parseDatabaseUrl(database);
-  const options = resolveOptions({ ...input, database }, parsed.filePath);
-  secureStateFiles(options.stateFiles, parsed.filePath, options.logger);
-  if (input.fileRoots === undefined && parsed.filePath !== ":memory:") {
+  const { options, secrets: given } = resolveOptions(input);
+  secureStateFiles(options.stateFiles, options.sqliteFile, options.logger);
+  if (options.defaultFileRoots && options.sqliteFile !== ":memory:") {
     fs.mkdirSync(options.fileRoots[0]!, { recursive: true, mode: 0o750 });
   }
-  // the secret stays out of `options` (which embedders may log)
-  const jwtSecret = loadJwtSecret(options.stateDir, input.jwtSecret ?? process.env.SVC_JWT_SECRET);
-  const store = await createKnexStore(database);
+  const jwtSecret = loadJwtSecret(options.stateDir, given.jwtSecret);
+  const store = await createKnexStore(options.database);
   const events = new SluiceEvents();
   const startedAt = Date.now();
   const clock = options.clock;
@@ -81,7 +88,7 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
   journal.start();
   let vault: Vault;
   try {
-    vault = loadVault({ sqliteFile: parsed.filePath, stateDir: options.stateDir, envKey: input.secretKey ?? process.env[SECRET_KEY_ENV] });
+    vault = loadVault({ sqliteFile: options.sqliteFile, stateDir: options.stateDir, envKey: given.secretKey });
     // a wrong or missing key is a startup error naming the key, not garbage later
     const sample = (await store.connections.anyEncrypted()) ?? (await store.variables.anySecret());
     if (sample) vault.decrypt(sample);
@@ -90,15 +97,16 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
     throw e;
   }
   // every outbound connection made for a user resolves through here and passes the address guard
-  const network = guardedNetwork(input.resolver);
-  const connections = new ConnectionService({ store, vault, clock, logger: options.logger, files: options, network });
+  const network = guardedNetwork(options.resolver);
+  // the built-in node types with the embedder's added or replaced: what validation, runs and lineage know
+  const registry = mergeNodeTypes(options.nodeTypes);
+  const connections = new ConnectionService({ store, vault, clock, logger: options.logger, files: options, network, nodeTypes: registry });
   const variables = new VariableService({ store, vault, clock });
   // the ONE place the engine gets its secrets from
-  const secrets: SecretsResolver = input.secrets ?? {
+  const secrets: SecretsResolver = options.secrets ?? {
     connection: (connId) => connections.resolve(connId),
     variable: (key) => variables.resolve(key),
   };
-  const registry = { ...NODE_TYPE_REGISTRY, ...(input.nodeTypes ?? {}) };
   const executor = new Executor({
     store: store.runs,
     pipelines: store.pipelines,
@@ -114,7 +122,7 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
     maxConcurrentRuns: options.maxConcurrentRuns,
     pollMs: options.executorPollMs,
   });
-  const insights = new InsightsService({ store, clock });
+  const insights = new InsightsService({ store, clock, nodeTypes: registry });
   const runs = new RunService({
     store,
     events,
@@ -122,7 +130,7 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
     executor,
     registry,
     insights,
-    dryRun: { registry, secrets, fileRoots: options.fileRoots, stateFiles: options.stateFiles, http: network.http },
+    dryRun: { registry, secrets, fileRoots: options.fileRoots, stateFiles: options.stateFiles, http: network.http, parallelism: options.parallelism, clock },
   });
   const logger = options.logger;
   const scheduler = new SchedulerService({
@@ -139,11 +147,10 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
   const webhooks = new WebhookService({ store, clock, trigger: (pipelineId, params) => runs.trigger(pipelineId, { trigger: "webhook", params }) });
   const hooks = new HookDispatcher({ store, events, logger, http: network.http, appendRunLog: (runId, level, message) => runs.appendLog(runId, level, message) });
 
-  return {
+  const sluice: Sluice = {
     options,
-    store,
     events,
-    pipelines: new PipelineService({ store, events, clock }),
+    pipelines: new PipelineService({ store, events, clock, nodeTypes: registry }),
     system: new SystemService({ store, maxConcurrentRuns: options.maxConcurrentRuns, startedAt, clock }),
     insights,
     runs,
@@ -180,4 +187,6 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
       await store.close();
     },
   };
+  STORES.set(sluice, store);
+  return sluice;
 }

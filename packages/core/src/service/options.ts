@@ -7,8 +7,11 @@ import { systemClock } from "../clock.js";
 import { createConsoleLogger, type Logger } from "../logger.js";
 import type { SecretsResolver } from "../connectors/resolver.js";
 import type { DnsResolver } from "../engine/http/address-guard.js";
-import type { NodeTypeRegistry } from "../engine/run-execution.js";
+import type { NodeTypeRegistry } from "../engine/node-type.js";
 import { stateFilesOf } from "./state-files.js";
+import { parseDatabaseUrl } from "../store/database-url.js";
+import type { DialectName } from "../store/ports.js";
+import { SECRET_KEY_ENV } from "../vault/vault.js";
 
 export const SluiceOptionsSchema = z
   .object({
@@ -57,9 +60,15 @@ export type SluiceOptions = z.input<typeof SluiceOptionsSchema>;
 
 export interface ResolvedSluiceOptions {
   readonly database: string;
+  /** The store's database kind. */
+  readonly dialect: DialectName;
+  /** The SQLite store file (":memory:" in memory), or null for a server database. */
+  readonly sqliteFile: string | null;
   readonly maxConcurrentRuns: number;
   readonly parallelism: number;
   readonly fileRoots: readonly string[];
+  /** Whether `fileRoots` are the defaults (`{data dir}/files`, created at start, and the OS temp dir). */
+  readonly defaultFileRoots: boolean;
   /** The server's own files (store database and side files, key file, JWT secret): never reachable by nodes. */
   readonly stateFiles: readonly string[];
   readonly apiKeys: readonly string[];
@@ -67,25 +76,49 @@ export interface ResolvedSluiceOptions {
   readonly executorPollMs: number;
   readonly clock: Clock;
   readonly logger: Logger;
+  readonly resolver: DnsResolver | undefined;
+  readonly secrets: SecretsResolver | undefined;
+  readonly nodeTypes: NodeTypeRegistry;
 }
 
-export function resolveOptions(input: SluiceOptions, sqliteFile: string | null): ResolvedSluiceOptions {
+/** Secrets from the options or the environment: kept out of `ResolvedSluiceOptions`, which embedders may log. */
+export interface ResolvedSecrets {
+  readonly jwtSecret: string | undefined;
+  readonly secretKey: string | undefined;
+}
+
+/**
+ * Reads the options and the environment once (SVC_JWT_SECRET, SLUICE_SECRET_KEY): nothing after this looks at the
+ * raw options or `process.env` again.
+ */
+export function resolveOptions(input: SluiceOptions, env: NodeJS.ProcessEnv = process.env): { options: ResolvedSluiceOptions; secrets: ResolvedSecrets } {
   const parsed = SluiceOptionsSchema.parse(input);
-  const stateDir = path.resolve(
-    parsed.stateDir ?? (sqliteFile && sqliteFile !== ":memory:" ? path.dirname(sqliteFile) : process.cwd()),
-  );
-  return Object.freeze({
+  const database = parseDatabaseUrl(parsed.database);
+  const sqliteFile = database.filePath;
+  const stateDir = path.resolve(parsed.stateDir ?? (sqliteFile && sqliteFile !== ":memory:" ? path.dirname(sqliteFile) : process.cwd()));
+  const options: ResolvedSluiceOptions = Object.freeze({
     database: parsed.database,
+    dialect: database.dialect,
+    sqliteFile,
     maxConcurrentRuns: parsed.maxConcurrentRuns,
     parallelism: parsed.parallelism,
     fileRoots: Object.freeze((parsed.fileRoots ?? defaultFileRoots(stateDir)).map((r) => path.resolve(r))),
+    defaultFileRoots: parsed.fileRoots === undefined,
     stateFiles: Object.freeze(stateFilesOf(sqliteFile, stateDir)),
     apiKeys: Object.freeze([...parsed.apiKeys]),
     stateDir,
     executorPollMs: parsed.executorPollMs,
     clock: parsed.clock ?? systemClock,
     logger: parsed.logger ?? createConsoleLogger(),
+    resolver: parsed.resolver,
+    secrets: parsed.secrets,
+    nodeTypes: Object.freeze({ ...(parsed.nodeTypes ?? {}) }),
   });
+  const secrets: ResolvedSecrets = Object.freeze({
+    jwtSecret: parsed.jwtSecret ?? env.SVC_JWT_SECRET,
+    secretKey: parsed.secretKey ?? env[SECRET_KEY_ENV],
+  });
+  return { options, secrets };
 }
 
 /** `{data dir}/files` and the OS temp dir: never the data directory itself, where the state files live. */

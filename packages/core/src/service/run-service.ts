@@ -1,18 +1,15 @@
-import type { z } from "zod";
 import type { Clock } from "../clock.js";
-import { structuralErrors } from "../dag/validate-pipeline.js";
+import { validatePipelineDefinition } from "../dag/validate-pipeline.js";
 import { notFound, SluiceError } from "../errors.js";
 import type { SluiceEvents } from "../events.js";
-import type { StreamedEvent } from "../event-journal.js";
+import { isTerminalRunStatus, type StreamedEvent } from "../model/event-types.js";
 import { newId } from "../ids.js";
 import { dryRunPipeline, type DryRunDeps } from "../engine/dry-run.js";
 import type { Executor } from "../engine/executor.js";
-import { NODE_CONFIG_SCHEMAS } from "../engine/nodes/config-schemas.js";
-import type { NodeTypeRegistry } from "../engine/run-execution.js";
+import type { NodeTypeRegistry } from "../engine/node-type.js";
 import type { PaginationQuery, Page } from "../model/common.js";
 import { PER_PAGE_DEFAULT } from "../model/common.js";
 import { DlqQuerySchema, type DlqEntry, type DlqQuery } from "../model/dlq.js";
-import type { NodeType } from "../model/node.js";
 import type { Pipeline } from "../model/pipeline.js";
 import {
   BACKFILL_MAX_DATES,
@@ -25,7 +22,6 @@ import {
   type LogLevel,
   type Run,
   type RunAccepted,
-  type RunStatus,
   type RunTrigger,
   type RunWithNodes,
 } from "../model/run.js";
@@ -46,7 +42,7 @@ export interface RunServiceDeps {
 
 const DAY_MS = 86_400_000;
 
-/** Running pipelines and reading runs (SPEC part 4 "Running pipelines and runs", DESIGN.md §4). */
+/** Running pipelines and reading runs (SPEC part 4 "Running pipelines and runs", docs/api.md). */
 export class RunService {
   constructor(private readonly deps: RunServiceDeps) {}
 
@@ -195,7 +191,7 @@ export class RunService {
   /** The terminal event of a finished run, for WebSocket clients that connect after the journal forgot it. */
   async terminalEvent(runId: string): Promise<StreamedEvent | null> {
     const run = await this.deps.store.runs.get(runId);
-    if (!run || !TERMINAL.has(run.status)) return null;
+    if (!run || !isTerminalRunStatus(run.status)) return null;
     const base = { seq: 0, run_id: run.id, pipeline_id: run.pipeline_id, status: run.status, timestamp: run.finished_at ?? run.created_at };
     if (run.status === "success") return { ...base, type: "run.completed" };
     if (run.status === "failed") return { ...base, type: "run.failed", error: run.error ?? "failed" };
@@ -227,18 +223,7 @@ export class RunService {
   private async runnablePipeline(pipelineId: string): Promise<Pipeline> {
     const pipeline = await this.deps.store.pipelines.get(pipelineId);
     if (!pipeline) throw notFound("pipeline", pipelineId);
-    const errors = structuralErrors(pipeline);
-    for (const node of pipeline.nodes) {
-      const def = Object.hasOwn(this.deps.registry, node.type) ? this.deps.registry[node.type] : undefined;
-      const schema = (def?.configSchema ?? NODE_CONFIG_SCHEMAS[node.type as NodeType]) as z.ZodType | undefined;
-      if (!schema) continue; // unknown types are already in structuralErrors
-      const parsed = schema.safeParse(node.config ?? {});
-      if (!parsed.success) {
-        for (const issue of parsed.error.issues) {
-          errors.push(`node '${node.id}' (${node.type}): ${issue.path.length > 0 ? `config.${issue.path.join(".")}: ` : "config: "}${issue.message}`);
-        }
-      }
-    }
+    const { errors } = validatePipelineDefinition(pipeline, [], this.deps.registry);
     if (errors.length > 0) throw new SluiceError("unprocessable", `pipeline '${pipelineId}' cannot run: its graph is invalid`, { errors });
     return pipeline;
   }
@@ -253,5 +238,3 @@ export class RunService {
     return this.deps.clock.now().toISOString();
   }
 }
-
-const TERMINAL: ReadonlySet<RunStatus> = new Set(["success", "failed", "cancelled"]);

@@ -9,7 +9,7 @@ const SQLITE_SIDE_FILES = ["-wal", "-shm", "-journal"];
 const PRIVATE = 0o600;
 
 /**
- * The server's own files (DESIGN.md §5): the SQLite store and its side files, the secrets key file and the JWT
+ * The server's own files (docs/security.md): the SQLite store and its side files, the secrets key file and the JWT
  * secret file — listed whether or not they exist yet (a key given by environment variable still has its file path
  * refused, so nobody can plant a key there for the next start).
  */

@@ -183,7 +183,7 @@ export interface NodeOutputRecord {
   data: unknown;
 }
 
-/** Runs, node runs, logs, persisted node outputs and the dead-letter queue (DESIGN.md §2). */
+/** Runs, node runs, logs, persisted node outputs and the dead-letter queue (docs/runs.md). */
 export interface RunStore {
   insert(runs: readonly Run[]): Promise<void>;
   get(id: string): Promise<Run | null>;

@@ -24,7 +24,7 @@ describe("permission table", () => {
     for (const p of ROLE_PERMISSIONS.viewer) expect(p === "auth.self" || p.endsWith(".read")).toBe(true);
   });
 
-  it("every operation needs a known permission or is public, and the open operations are exactly DESIGN.md's", () => {
+  it("every operation needs a known permission or is public, and the open operations are exactly the documented", () => {
     for (const spec of Object.values(OPERATIONS)) {
       const access: string = spec.access;
       expect(access === "public" || access === "webhook" || (PERMISSIONS as readonly string[]).includes(access)).toBe(true);

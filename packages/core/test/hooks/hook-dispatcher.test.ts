@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSluice, type Sluice } from "../../src/service/create-sluice.js";
+import { createSluice, storeOf, type Sluice } from "../../src/service/create-sluice.js";
 import { silentLogger } from "../../src/logger.js";
 import { HookDispatcher } from "../../src/hooks/hook-dispatcher.js";
 import { SluiceEvents } from "../../src/events.js";
@@ -42,7 +42,7 @@ beforeAll(async () => {
   db = await createTestDatabase("sqlite");
   sluice = await createSluice({ database: db.url, logger: silentLogger });
   dispatcher = new HookDispatcher({
-    store: sluice.store,
+    store: storeOf(sluice),
     events: sluice.events,
     logger: silentLogger,
     retryBaseMs: 5,
@@ -115,7 +115,7 @@ describe("hook delivery", () => {
     // its own bus, so the suite's other dispatcher (system DNS) never sees this hook
     const bus = new SluiceEvents();
     const guarded = new HookDispatcher({
-      store: sluice.store,
+      store: storeOf(sluice),
       events: bus,
       logger: silentLogger,
       retries: 0,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createSluice, type Sluice } from "../../src/service/create-sluice.js";
+import { createSluice, storeOf, type Sluice } from "../../src/service/create-sluice.js";
 import { silentLogger } from "../../src/logger.js";
 import { createTestDatabase, type TestDatabase } from "../../../../test-support/databases.js";
 
@@ -22,7 +22,7 @@ async function boot(iso: string): Promise<Sluice> {
 }
 
 const runsOf = async (sluice: Sluice, pipelineId: string) =>
-  (await sluice.store.knex("runs").where("pipeline_id", pipelineId).select("trigger", "created_at")) as { trigger: string; created_at: string }[];
+  (await storeOf(sluice).knex("runs").where("pipeline_id", pipelineId).select("trigger", "created_at")) as { trigger: string; created_at: string }[];
 
 describe("catch-up across a real restart", () => {
   it("queues one `catchup` run for a slot missed while down (< 24 h), and none on a further restart", async () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createSluice, type Sluice } from "../../src/service/create-sluice.js";
+import { createSluice, storeOf, type Sluice } from "../../src/service/create-sluice.js";
 import { silentLogger } from "../../src/logger.js";
 import { createTestDatabase, type TestDatabase } from "../../../../test-support/databases.js";
 
@@ -34,7 +34,7 @@ describe("depends_on gates scheduled runs (real runs, moved clock)", () => {
     await new Promise((r) => setTimeout(r, 50)); // registration is immediate but asynchronous
     clock.current = Date.parse("2026-11-22T10:01:00Z");
     await sluice.scheduler.tick();
-    expect(await sluice.store.knex("runs").where("pipeline_id", downstream.id).count({ n: "*" })).toEqual([{ n: 0 }]);
+    expect(await storeOf(sluice).knex("runs").where("pipeline_id", downstream.id).count({ n: "*" })).toEqual([{ n: 0 }]);
     expect(skipped).toEqual([expect.objectContaining({ pipeline_id: downstream.id, blocked_by: [upstream.id] })]);
     expect(await sluice.scheduler.dependencies(downstream.id)).toEqual([{ pipeline_id: upstream.id, name: "upstream", last_status: "failed", satisfied: false }]);
 
@@ -43,7 +43,7 @@ describe("depends_on gates scheduled runs (real runs, moved clock)", () => {
     for (let i = 0; i < 200 && ["pending", "running"].includes((await sluice.runs.get(ok.id)).status); i++) await new Promise((r) => setTimeout(r, 20));
     clock.current = Date.parse("2026-11-22T10:02:00Z");
     await sluice.scheduler.tick();
-    const runs = (await sluice.store.knex("runs").where("pipeline_id", downstream.id).select("trigger")) as { trigger: string }[];
+    const runs = (await storeOf(sluice).knex("runs").where("pipeline_id", downstream.id).select("trigger")) as { trigger: string }[];
     expect(runs).toEqual([{ trigger: "schedule" }]);
   });
 });

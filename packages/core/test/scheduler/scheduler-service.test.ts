@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createSluice, type Sluice } from "../../src/service/create-sluice.js";
+import { createSluice, storeOf, type Sluice } from "../../src/service/create-sluice.js";
 import { silentLogger } from "../../src/logger.js";
 import type { RunStatus } from "../../src/model/run.js";
 import { SchedulerService } from "../../src/scheduler/scheduler-service.js";
@@ -45,7 +45,7 @@ let ledger: RunLedger;
 let scheduler: SchedulerService;
 
 function makeScheduler() {
-  return new SchedulerService({ store: sluice.store, events: sluice.events, clock, logger: silentLogger, runs: ledger, timers: manualTimers });
+  return new SchedulerService({ store: storeOf(sluice), events: sluice.events, clock, logger: silentLogger, runs: ledger, timers: manualTimers });
 }
 
 beforeEach(async () => {
@@ -155,7 +155,7 @@ describe("scheduler with a fake clock", () => {
   it("the leader picks up pipelines created, changed and deleted by another instance within its sync interval", async () => {
     // a scheduler on its own event bus, as in another process: it hears nothing of sluice's pipeline.changed
     const leader = new SchedulerService({
-      store: sluice.store,
+      store: storeOf(sluice),
       events: new SluiceEvents(),
       clock,
       logger: silentLogger,

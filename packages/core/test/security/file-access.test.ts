@@ -1,5 +1,5 @@
 /**
- * Paths an attacker hands to file nodes and SQLite connections (DESIGN.md §5): the state files are refused
+ * Paths an attacker hands to file nodes and SQLite connections (docs/security.md): the state files are refused
  * whatever the roots, including through hard links, dangling symlinks and other spellings.
  */
 import fs from "node:fs";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSluice, type Sluice } from "../../src/service/create-sluice.js";
+import { createSluice, storeOf, type Sluice } from "../../src/service/create-sluice.js";
 import { silentLogger } from "../../src/logger.js";
 import { newId } from "../../src/ids.js";
 import { createTestDatabase, testDialects, type TestDatabase } from "../../../../test-support/databases.js";
@@ -32,7 +32,7 @@ describe.each(dialects)("%s insight queries", (dialect) => {
       started_at: created_at,
       finished_at: status === "running" ? null : created_at,
     });
-    await sluice.store.knex("runs").insert([
+    await storeOf(sluice).knex("runs").insert([
       run(a, "success", daysAgo(0, 9)),
       run(a, "failed", daysAgo(0, 11)),
       run(a, "failed", daysAgo(2)),
@@ -41,11 +41,11 @@ describe.each(dialects)("%s insight queries", (dialect) => {
       run(b, "running", daysAgo(0, 11)),
       run(b, "failed", daysAgo(6)),
     ]);
-    await sluice.store.knex("connections").insert({
+    await storeOf(sluice).knex("connections").insert({
       id: newId(), conn_id: "orders-db", type: "postgres", host: "db.internal", port: 5432, schema: "shop", login: "u",
       password_enc: "v1:secret-envelope", extra_enc: null, created_at: NOW.toISOString(), updated_at: NOW.toISOString(),
     });
-    await sluice.store.knex("variables").insert([
+    await storeOf(sluice).knex("variables").insert([
       { key: "ORDERS_TOKEN", type: "secret", value: "v1:enc", created_at: NOW.toISOString(), updated_at: NOW.toISOString() },
       { key: "region", type: "string", value: "orders-eu", created_at: NOW.toISOString(), updated_at: NOW.toISOString() },
     ]);

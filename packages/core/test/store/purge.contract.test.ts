@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSluice, type Sluice } from "../../src/service/create-sluice.js";
+import { createSluice, storeOf, type Sluice } from "../../src/service/create-sluice.js";
 import { silentLogger } from "../../src/logger.js";
 import { createTestDatabase, testDialects, type TestDatabase } from "../../../../test-support/databases.js";
 
@@ -13,7 +13,7 @@ describe.each(dialects)("%s system purge", (dialect) => {
   beforeAll(async () => {
     db = await createTestDatabase(dialect);
     sluice = await createSluice({ database: db.url, logger: silentLogger, clock: { now: () => NOW } });
-    const k = sluice.store.knex;
+    const k = storeOf(sluice).knex;
     const runs = [
       ["old-1", "success", daysAgo(40)],
       ["old-2", "failed", daysAgo(31)],
@@ -35,7 +35,7 @@ describe.each(dialects)("%s system purge", (dialect) => {
 
   it(`${dialect}: deletes finished runs older than the cutoff with their node runs, logs, outputs and DLQ entries`, async () => {
     expect(await sluice.system.purge({})).toEqual({ deleted: 2, days: 30 });
-    const k = sluice.store.knex;
+    const k = storeOf(sluice).knex;
     const left = async (table: string, column: string) => ((await k(table).select(column)) as Record<string, string>[]).map((r) => r[column]).sort();
     expect(await left("runs", "id")).toEqual(["new-1", "old-running"]);
     expect(await left("node_runs", "run_id")).toEqual(["new-1", "old-running"]);

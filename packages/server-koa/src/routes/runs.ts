@@ -22,7 +22,7 @@ type Ids = Extract<
 
 const headerValue = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
-/** SPEC part 4 "Running pipelines and runs", the DLQ and the webhook trigger (DESIGN.md §4 shapes). */
+/** SPEC part 4 "Running pipelines and runs", the DLQ and the webhook trigger (docs/api.md shapes). */
 export function runHandlers(sluice: Sluice): Record<Ids, OperationHandler> {
   const runs = sluice.runs;
   return {

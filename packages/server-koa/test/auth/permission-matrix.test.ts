@@ -62,7 +62,7 @@ describe("role × route permission matrix", () => {
     expect(failures).toEqual([]);
   });
 
-  it("follows DESIGN.md §5: viewer reads, editor writes and runs, admin manages users and purges", async () => {
+  it("follows docs/security.md: viewer reads, editor writes and runs, admin manages users and purges", async () => {
     const cases: [Caller, string, string, number][] = [
       ["anonymous", "GET", "/pipelines", 401],
       ["viewer", "GET", "/pipelines", 200],

@@ -1,6 +1,6 @@
 /** What the attack tests share: a server log that can be searched, run waiting, a real /ws subscriber. */
 import WebSocket from "ws";
-import type { Logger } from "../../../core/src/index.js";
+import { isTerminalRunStatus, type Logger } from "../../../core/src/index.js";
 import type { TestServer } from "../../../../test-support/http.js";
 
 /** A Logger keeping every line as the console logger would print it (JSON), so tests can search the server log. */
@@ -24,7 +24,7 @@ export async function waitForRun(t: TestServer, runId: string, ms = 30_000): Pro
   const until = Date.now() + ms;
   for (;;) {
     const run = (await (await t.fetch(`/runs/${runId}`)).json()) as RunView;
-    if (["success", "failed", "cancelled"].includes(run.status)) return run;
+    if (isTerminalRunStatus(run.status)) return run;
     if (Date.now() > until) throw new Error(`run ${runId} still ${run.status}`);
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -4,6 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isTerminalRunStatus } from "../../../core/src/index.js";
 import { tempDir } from "../../../../test-support/databases.js";
 
 /*
@@ -108,7 +109,7 @@ async function attack(code: string, config: Record<string, unknown> = {}): Promi
     const deadline = Date.now() + 60_000;
     while (Date.now() < deadline) {
       const run = JSON.parse((await api(`/runs/${runId}`)).text) as { status: string };
-      if (["success", "failed", "cancelled"].includes(run.status)) return run;
+      if (isTerminalRunStatus(run.status)) return run;
       await new Promise((r) => setTimeout(r, 100));
     }
     throw new Error("the run did not finish");

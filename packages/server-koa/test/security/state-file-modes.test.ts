@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createSluice, type Logger, type Sluice } from "../../../core/src/index.js";
+import { createSluice, type Logger, type Sluice, storeOf } from "../../../core/src/index.js";
 import { tempDir } from "../../../../test-support/databases.js";
 
 const mode = (file: string) => fs.statSync(file).mode & 0o777;
@@ -37,7 +37,7 @@ describe("state files on disk", () => {
     const previous = process.umask(0o022);
     try {
       const sluice = await start(dir);
-      await sluice.store.knex.raw("select count(*) from users");
+      await storeOf(sluice).knex.raw("select count(*) from users");
     } finally {
       process.umask(previous);
     }

@@ -1,5 +1,5 @@
 /**
- * Attacks on the server's own state files (issue 14, DESIGN.md §5): an editor sends the pipelines and connections
+ * Attacks on the server's own state files (issue 14, docs/security.md): an editor sends the pipelines and connections
  * an attacker would to read or replace the store database, the secrets key and the JWT secret. The server runs
  * with default file roots and its database in the OS temp dir — itself a default root — so only the state-file
  * refusal stands between the attacker and the keys.
@@ -8,7 +8,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSluice, type Logger, type Sluice } from "../../../core/src/index.js";
+import { createSluice, type Logger, type Sluice, storeOf } from "../../../core/src/index.js";
 import { startServer, type RunningServer } from "../../src/index.js";
 import { SluiceClient } from "../../../client/src/index.js";
 import { tempDir } from "../../../../test-support/databases.js";
@@ -59,7 +59,7 @@ beforeAll(async () => {
   const owner = new SluiceClient({ baseUrl, token: await tokenFor(caller, "owner") });
   await owner.auth.createUser({ username: "editor", password: PASSWORD, role: "editor" });
   editor = new SluiceClient({ baseUrl, token: await tokenFor(caller, "editor") });
-  const hashes = (await sluice.store.knex("users").select("password_hash")) as { password_hash: string }[];
+  const hashes = (await storeOf(sluice).knex("users").select("password_hash")) as { password_hash: string }[];
   secrets = [
     fs.readFileSync(keyFile, "utf8").trim(),
     fs.readFileSync(jwtFile, "utf8").trim(),
@@ -229,7 +229,7 @@ describe("attack: a sqlite connection to the server's own database", () => {
       expect(promote.status, host).toBe("failed");
       expectNoLeak(promote.readable);
     }
-    expect((await sluice.store.knex("users").where({ username: "editor" }).first("role")) as { role: string }).toEqual({ role: "editor" });
+    expect((await storeOf(sluice).knex("users").where({ username: "editor" }).first("role")) as { role: string }).toEqual({ role: "editor" });
     expect(await editor.auth.me()).toMatchObject({ role: "editor" });
     expect(snapshot(keyFile)).toEqual(before);
   });
@@ -300,7 +300,9 @@ describe("attack: a sqlite connection to the server's own database", () => {
   });
 
   it("a sqlite connection outside the file roots is refused at use and creates no file there", async () => {
-    const outside = path.join(path.dirname(process.cwd()), `sluice-outside-${process.pid}.db`);
+    // a directory under none of the roots (the OS temp dir is one, and a checkout may live below it)
+    const outsideDir = [os.homedir(), "/var/tmp", path.parse(process.cwd()).root].find((d) => path.relative(os.tmpdir(), d).startsWith(".."))!;
+    const outside = path.join(outsideDir, `sluice-outside-${process.pid}.db`);
     await editor.connections.create({ conn_id: "outside-db", type: "sqlite", host: outside });
     expect(await editor.connections.test("outside-db")).toMatchObject({ success: false, error: expect.stringMatching(/outside the allowed file roots/) });
     const write = await runAsEditor("create outside", [

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Role } from "../../../core/src/index.js";
+import { storeOf, type Role } from "../../../core/src/index.js";
 import { startTestServer, type TestServer } from "../../../../test-support/http.js";
 import { bearer, usersPerRole } from "../auth/users.js";
 
@@ -113,7 +113,7 @@ describe("viewer → webhook token", () => {
     await as("editor", `/pipelines/${p.id}`, { method: "PUT", json: { webhook_token: current, description: "v2" } });
     const versions = (await (await as("editor", `/pipelines/${p.id}/versions`)).json()) as { version_id: string; version: number }[];
     for (const v of versions) {
-      const stored = await t.sluice.store.pipelines.getVersion(p.id, v.version_id);
+      const stored = await storeOf(t.sluice).pipelines.getVersion(p.id, v.version_id);
       expect(JSON.stringify(stored?.snapshot)).not.toContain(first);
       expect(JSON.stringify(stored?.snapshot)).not.toContain(current);
     }

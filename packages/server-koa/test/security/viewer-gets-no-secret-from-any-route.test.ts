@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { Role } from "../../../core/src/index.js";
+import { isTerminalRunStatus, type Role } from "../../../core/src/index.js";
 import { registeredRoutes } from "../../src/index.js";
 import { startTestServer, type TestServer } from "../../../../test-support/http.js";
 import { bearer, usersPerRole } from "../auth/users.js";
@@ -92,7 +92,7 @@ beforeAll(async () => {
   const until = Date.now() + 60_000;
   for (;;) {
     const run = (await (await as("editor", `/runs/${runId}`)).json()) as { status: string };
-    if (["success", "failed", "cancelled"].includes(run.status)) break;
+    if (isTerminalRunStatus(run.status)) break;
     if (Date.now() > until) throw new Error(`run still ${run.status}`);
     await new Promise((r) => setTimeout(r, 200));
   }

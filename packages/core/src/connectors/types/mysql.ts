@@ -5,7 +5,7 @@ import { abortable, extraOptions, type Connector, type ConnectionFields } from "
 
 /**
  * mysql2 connection options from the stored fields (UTF-8 by default; `extra` options passed through). The socket
- * is always the guarded one (DESIGN.md §5), whatever `extra` says, so no option reaches a metadata address or a
+ * is always the guarded one (docs/security.md), whatever `extra` says, so no option reaches a metadata address or a
  * unix socket.
  */
 export function mysqlOptions(c: ConnectionFields, resolver: DnsResolver = systemDnsResolver): mysql.ConnectionOptions {

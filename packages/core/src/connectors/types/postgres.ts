@@ -3,7 +3,7 @@ import { systemDnsResolver, type DnsResolver } from "../../engine/http/address-g
 import { GuardedSocket } from "../../engine/http/guarded-socket.js";
 import { abortable, enc, extraOptions, type ConnectionFields, type Connector } from "../connector.js";
 
-/** pg client settings: the connection's URI and a socket that passes the address guard (DESIGN.md §5). */
+/** pg client settings: the connection's URI and a socket that passes the address guard (docs/security.md). */
 export function pgClientConfig(c: ConnectionFields & { uri: string }, resolver: DnsResolver = systemDnsResolver): pg.ClientConfig {
   return { connectionString: c.uri, stream: () => new GuardedSocket(resolver) };
 }

@@ -65,7 +65,7 @@ const SUMMARY_COLUMNS = ["id", "name", "description", "schedule", "enabled", "ta
 export function createPipelineStore(knex: Knex): PipelineStore {
   async function addVersion(trx: Knex.Transaction, p: Pipeline, note: VersionNote): Promise<void> {
     const last = (await trx("pipeline_versions").where({ pipeline_id: p.id }).max({ v: "version" }).first()) as Row | undefined;
-    // the webhook token is a credential, not history: rollback keeps the current one (DESIGN.md §5)
+    // the webhook token is a credential, not history: rollback keeps the current one (docs/security.md)
     const { id: _id, created_at: _c, updated_at: _u, webhook_token: _w, ...snapshot } = p;
     await trx("pipeline_versions").insert({
       id: note.version_id,

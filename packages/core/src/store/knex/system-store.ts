@@ -1,4 +1,5 @@
 import type { Knex } from "knex";
+import { TERMINAL_RUN_STATUSES } from "../../model/event-types.js";
 import type { SystemStore } from "../ports.js";
 import type { Dialect } from "./dialects/index.js";
 import { countOf } from "./rows.js";
@@ -17,7 +18,7 @@ export function createSystemStore(knex: Knex, dialect: Dialect): SystemStore {
           const ids = ((await trx("runs")
             .select("id")
             .where("created_at", "<", cutoffIso)
-            .whereIn("status", ["success", "failed", "cancelled"])
+            .whereIn("status", TERMINAL_RUN_STATUSES)
             .orderBy("created_at")
             .limit(batchSize)) as { id: string }[]).map((r) => r.id);
           if (ids.length === 0) return 0;
