@@ -19,10 +19,17 @@ const stats = (xs) => {
   return { min: s[0], median: s[Math.floor(s.length / 2)], max: s[s.length - 1] };
 };
 const fmt = (x, unit = "ms") => `${x.toFixed(x < 10 ? 2 : 0)} ${unit}`;
-const line = (label, st, unit) => console.log(`${label}: min ${fmt(st.min, unit)} · median ${fmt(st.median, unit)} · max ${fmt(st.max, unit)}`);
+const line = (label, st, unit) =>
+  console.log(`${label}: min ${fmt(st.min, unit)} · median ${fmt(st.median, unit)} · max ${fmt(st.max, unit)}`);
 
 const makeRows = (n) =>
-  Array.from({ length: n }, (_, i) => ({ id: i, name: `name-${i}`, amount: i * 0.5, flag: i % 2 === 0, ts: "2026-11-23T10:00:00.000Z" }));
+  Array.from({ length: n }, (_, i) => ({
+    id: i,
+    name: `name-${i}`,
+    amount: i * 0.5,
+    flag: i % 2 === 0,
+    ts: "2026-11-23T10:00:00.000Z",
+  }));
 const job = (code, memoryMb = 256) => ({
   code,
   params: {},
@@ -64,7 +71,8 @@ for (let round = 0; round < 3; round++) {
   t0 = performance.now();
   const out = await pool.run(job("return rows.map((r) => ({ ...r, total: r.amount * 2 }));", 2048), [big], noSignal);
   sandboxed.push(performance.now() - t0);
-  if (out.rows.length !== ROWS || out.rows[ROWS - 1].total !== (ROWS - 1) * 0.5 * 2) throw new Error("sandbox lost rows");
+  if (out.rows.length !== ROWS || out.rows[ROWS - 1].total !== (ROWS - 1) * 0.5 * 2)
+    throw new Error("sandbox lost rows");
   peak = Math.max(peak, process.memoryUsage().rss);
 }
 await pool.close();
@@ -75,10 +83,14 @@ line("ratio sandbox / in-process", stats(sandboxed.map((s, i) => s / inProcess[i
 // 3. the same through a real server
 const BIN = fileURLToPath(new URL("../packages/server-koa/bin/sluice.js", import.meta.url));
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-bench-code-"));
-const server = spawn(process.execPath, [BIN, "serve", "--host", "127.0.0.1", "--port", "0", "--db", path.join(dir, "bench.db")], {
-  cwd: dir,
-  stdio: ["ignore", "pipe", "inherit"],
-});
+const server = spawn(
+  process.execPath,
+  [BIN, "serve", "--host", "127.0.0.1", "--port", "0", "--db", path.join(dir, "bench.db")],
+  {
+    cwd: dir,
+    stdio: ["ignore", "pipe", "inherit"],
+  },
+);
 const base = await new Promise((resolve, reject) => {
   let out = "";
   server.stdout.on("data", (c) => {
@@ -89,7 +101,12 @@ const base = await new Promise((resolve, reject) => {
   server.once("exit", (code) => reject(new Error(`server exited ${code}`)));
 });
 const api = async (p, body) => {
-  const res = await fetch(`${base}/api${p}`, body === undefined ? {} : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(
+    `${base}/api${p}`,
+    body === undefined
+      ? {}
+      : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) },
+  );
   return res.json();
 };
 const HTTP_ROWS = 200_000;
@@ -98,8 +115,16 @@ const pipeline = await api("/pipelines", {
   name: "code vs transform, 200k rows",
   nodes: [
     { id: "gen", type: "code", config: { code: generate, memory_mb: 2048 } },
-    { id: "code_map", type: "code", config: { code: "return rows.map((r) => ({ ...r, total: r.amount * 2 }));", memory_mb: 2048 } },
-    { id: "transform_map", type: "transform", config: { rules: [{ type: "add_column", name: "total", expression: "amount * 2" }] } },
+    {
+      id: "code_map",
+      type: "code",
+      config: { code: "return rows.map((r) => ({ ...r, total: r.amount * 2 }));", memory_mb: 2048 },
+    },
+    {
+      id: "transform_map",
+      type: "transform",
+      config: { rules: [{ type: "add_column", name: "total", expression: "amount * 2" }] },
+    },
   ],
   edges: [
     { from: "gen", to: "code_map" },
@@ -117,7 +142,8 @@ for (let round = 0; round < 3; round++) {
     if (isTerminalRunStatus(run.status)) break;
     await new Promise((r) => setTimeout(r, 200));
   }
-  if (run.status !== "success") throw new Error(`run ${run.status}: ${JSON.stringify(run.node_runs.map((n) => n.error))}`);
+  if (run.status !== "success")
+    throw new Error(`run ${run.status}: ${JSON.stringify(run.node_runs.map((n) => n.error))}`);
   codeMs.push(run.node_runs.find((n) => n.node_id === "code_map").duration_ms);
   transformMs.push(run.node_runs.find((n) => n.node_id === "transform_map").duration_ms);
 }

@@ -31,14 +31,26 @@ async function measure(label, database) {
     const rows = [];
     for (let i = start; i < start + 1000; i++) {
       const t = new Date(now - (i % (30 * 24 * 60)) * 60_000).toISOString();
-      rows.push({ id: newId(), pipeline_id: ids[i % PIPELINES], status: statuses[i % 5], trigger: "manual", params: "{}", error: null, created_at: t, started_at: t, finished_at: t });
+      rows.push({
+        id: newId(),
+        pipeline_id: ids[i % PIPELINES],
+        status: statuses[i % 5],
+        trigger: "manual",
+        params: "{}",
+        error: null,
+        created_at: t,
+        started_at: t,
+        finished_at: t,
+      });
     }
     await storeOf(sluice).knex.batchInsert("runs", rows, 500);
   }
   const baseline = await median(() => storeOf(sluice).knex("runs").count({ n: "*" }));
   const dashboard = await median(() => sluice.insights.dashboard());
   const summary = await median(() => sluice.insights.summary());
-  console.log(`${label}: dashboard ${dashboard.toFixed(1)} ms, summary ${summary.toFixed(1)} ms (target < 100 ms); baseline count(*) ${baseline.toFixed(1)} ms → dashboard ${(dashboard / baseline).toFixed(1)}x, summary ${(summary / baseline).toFixed(1)}x`);
+  console.log(
+    `${label}: dashboard ${dashboard.toFixed(1)} ms, summary ${summary.toFixed(1)} ms (target < 100 ms); baseline count(*) ${baseline.toFixed(1)} ms → dashboard ${(dashboard / baseline).toFixed(1)}x, summary ${(summary / baseline).toFixed(1)}x`,
+  );
   await sluice.close();
 }
 

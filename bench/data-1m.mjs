@@ -25,7 +25,10 @@ async function prepare(kind) {
     const insert = db.prepare("insert into src values (?, ?, ?, ?, ?)");
     db.transaction(() => {
       // every 10th row repeats the previous one, so deduplicate has work to do
-      for (let i = 0; i < ROWS; i++) { const k = i % 10 === 9 ? i - 1 : i; insert.run(k, `name ${k}`, k * 0.5, k % 2 ? "eu" : "us", "2026-11-22"); }
+      for (let i = 0; i < ROWS; i++) {
+        const k = i % 10 === 9 ? i - 1 : i;
+        insert.run(k, `name ${k}`, k * 0.5, k % 2 ? "eu" : "us", "2026-11-22");
+      }
     })();
     db.close();
     return { url: file, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
@@ -66,12 +69,16 @@ async function worker(kind, mode, url) {
       const db = new Database(url);
       db.exec("drop table if exists dst; create table dst (id integer, name text, amount real, region text, day text)");
       const seen = new Set();
-      const rows = db.prepare("select id, name, amount, region, day from src").all().filter((r) => (seen.has(key(r)) ? false : (seen.add(key(r)), true)));
+      const rows = db
+        .prepare("select id, name, amount, region, day from src")
+        .all()
+        .filter((r) => (seen.has(key(r)) ? false : (seen.add(key(r)), true)));
       const batch = db.prepare(`insert into dst values ${Array(1000).fill("(?,?,?,?,?)").join(",")}`);
       const one = db.prepare("insert into dst values (?,?,?,?,?)");
       db.transaction(() => {
         let i = 0;
-        for (; i + 1000 <= rows.length; i += 1000) batch.run(rows.slice(i, i + 1000).flatMap((r) => [r.id, r.name, r.amount, r.region, r.day]));
+        for (; i + 1000 <= rows.length; i += 1000)
+          batch.run(rows.slice(i, i + 1000).flatMap((r) => [r.id, r.name, r.amount, r.region, r.day]));
         for (; i < rows.length; i++) one.run(rows[i].id, rows[i].name, rows[i].amount, rows[i].region, rows[i].day);
       })();
       written = rows.length;
@@ -79,14 +86,23 @@ async function worker(kind, mode, url) {
     } else {
       const c = new pg.Client({ connectionString: url });
       await c.connect();
-      await c.query("drop table if exists dst; create table dst (id bigint, name text, amount double precision, region text, day text)");
+      await c.query(
+        "drop table if exists dst; create table dst (id bigint, name text, amount double precision, region text, day text)",
+      );
       const seen = new Set();
-      const rows = (await c.query("select id, name, amount, region, day from src")).rows.filter((r) => (seen.has(key(r)) ? false : (seen.add(key(r)), true)));
+      const rows = (await c.query("select id, name, amount, region, day from src")).rows.filter((r) =>
+        seen.has(key(r)) ? false : (seen.add(key(r)), true),
+      );
       await c.query("begin");
       for (let i = 0; i < rows.length; i += 1000) {
         const chunk = rows.slice(i, i + 1000);
-        const values = chunk.map((_, j) => `($${j * 5 + 1},$${j * 5 + 2},$${j * 5 + 3},$${j * 5 + 4},$${j * 5 + 5})`).join(",");
-        await c.query(`insert into dst values ${values}`, chunk.flatMap((r) => [r.id, r.name, r.amount, r.region, r.day]));
+        const values = chunk
+          .map((_, j) => `($${j * 5 + 1},$${j * 5 + 2},$${j * 5 + 3},$${j * 5 + 4},$${j * 5 + 5})`)
+          .join(",");
+        await c.query(
+          `insert into dst values ${values}`,
+          chunk.flatMap((r) => [r.id, r.name, r.amount, r.region, r.day]),
+        );
       }
       await c.query("commit");
       written = rows.length;
@@ -95,21 +111,42 @@ async function worker(kind, mode, url) {
   } else {
     const { createSluice, silentLogger } = await import("@sluice/core");
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-bench-engine-"));
-    const sluice = await createSluice({ database: path.join(dir, "sluice.db"), logger: silentLogger, jwtSecret: "0".repeat(64) });
+    const sluice = await createSluice({
+      database: path.join(dir, "sluice.db"),
+      logger: silentLogger,
+      jwtSecret: "0".repeat(64),
+    });
     await sluice.start();
-    const conn = kind === "sqlite" ? { type: "sqlite", host: url } : (() => {
-      const u = new URL(url);
-      return { type: "postgres", host: u.hostname, port: Number(u.port || 5432), schema: u.pathname.slice(1), login: u.username || "postgres", password: u.password };
-    })();
+    const conn =
+      kind === "sqlite"
+        ? { type: "sqlite", host: url }
+        : (() => {
+            const u = new URL(url);
+            return {
+              type: "postgres",
+              host: u.hostname,
+              port: Number(u.port || 5432),
+              schema: u.pathname.slice(1),
+              login: u.username || "postgres",
+              password: u.password,
+            };
+          })();
     await sluice.connections.create({ conn_id: "data", ...conn });
     const p = await sluice.pipelines.create({
       name: "1m",
       nodes: [
-        { id: "read", type: "source_db", config: { conn_id: "data", query: "select id, name, amount, region, day from src", timeout: 3600 } },
+        {
+          id: "read",
+          type: "source_db",
+          config: { conn_id: "data", query: "select id, name, amount, region, day from src", timeout: 3600 },
+        },
         { id: "dedupe", type: "transform", config: { rules: [{ type: "deduplicate" }], timeout: 3600 } },
         { id: "write", type: "sink_db", config: { conn_id: "data", table: "dst_engine", timeout: 3600 } },
       ],
-      edges: [{ from: "read", to: "dedupe" }, { from: "dedupe", to: "write" }],
+      edges: [
+        { from: "read", to: "dedupe" },
+        { from: "dedupe", to: "write" },
+      ],
     });
     const run = await sluice.runs.trigger(p.id);
     let state = await sluice.runs.get(run.id);
@@ -117,7 +154,8 @@ async function worker(kind, mode, url) {
       await new Promise((r) => setTimeout(r, 50));
       state = await sluice.runs.get(run.id);
     }
-    if (state.status !== "success") throw new Error(`run ${state.status}: ${JSON.stringify(state.node_runs.map((n) => n.error))}`);
+    if (state.status !== "success")
+      throw new Error(`run ${state.status}: ${JSON.stringify(state.node_runs.map((n) => n.error))}`);
     written = state.node_runs.find((n) => n.node_id === "write").row_count;
     await sluice.close();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -132,7 +170,10 @@ if (process.argv[2] === "worker") {
   for (const kind of (process.env.BENCH_DIALECTS ?? "sqlite,postgres").split(",")) {
     const data = await prepare(kind);
     const measure = (mode) => {
-      const r = spawnSync(process.execPath, [self, "worker", kind, mode, data.url], { encoding: "utf8", maxBuffer: 1 << 20 });
+      const r = spawnSync(process.execPath, [self, "worker", kind, mode, data.url], {
+        encoding: "utf8",
+        maxBuffer: 1 << 20,
+      });
       if (r.status !== 0) throw new Error(`${kind} ${mode} failed: ${r.stderr}`);
       return JSON.parse(r.stdout.trim().split("\n").pop());
     };

@@ -17,7 +17,12 @@ const passthrough = defineNodeType({
 });
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-bench-chain-"));
-const sluice = await createSluice({ database: path.join(dir, "bench.db"), logger: silentLogger, jwtSecret: "0123456789abcdef".repeat(4), nodeTypes: { transform: passthrough } });
+const sluice = await createSluice({
+  database: path.join(dir, "bench.db"),
+  logger: silentLogger,
+  jwtSecret: "0123456789abcdef".repeat(4),
+  nodeTypes: { transform: passthrough },
+});
 await sluice.start();
 const N = 40;
 const nodes = Array.from({ length: N }, (_, i) => ({ id: `n${i}`, type: "transform", config: { rules: [] } }));
@@ -52,7 +57,9 @@ const check = await sluice.runs.get([...waiters.keys()].at(-1));
 if (check.status !== "success" || check.node_runs.length !== N || check.node_runs.some((n) => n.status !== "success")) {
   throw new Error("the chain did not persist 40 successful node runs");
 }
-console.log(`40-node chain, SQLite: trigger → success median ${median(total).toFixed(2)} ms (target ≤ 30 ms), p90 ${[...total].sort((a, b) => a - b)[Math.floor(total.length * 0.9)].toFixed(2)} ms`);
+console.log(
+  `40-node chain, SQLite: trigger → success median ${median(total).toFixed(2)} ms (target ≤ 30 ms), p90 ${[...total].sort((a, b) => a - b)[Math.floor(total.length * 0.9)].toFixed(2)} ms`,
+);
 console.log(`trigger returned → first node started: median ${median(toFirst).toFixed(2)} ms (target ≤ 5 ms)`);
 await sluice.close();
 fs.rmSync(dir, { recursive: true, force: true });

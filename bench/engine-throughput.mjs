@@ -18,9 +18,17 @@ const trivial = defineNodeType({
 });
 
 async function measure(label, database) {
-  const sluice = await createSluice({ database, logger: silentLogger, jwtSecret: "0123456789abcdef".repeat(4), nodeTypes: { transform: trivial } });
+  const sluice = await createSluice({
+    database,
+    logger: silentLogger,
+    jwtSecret: "0123456789abcdef".repeat(4),
+    nodeTypes: { transform: trivial },
+  });
   await sluice.start();
-  const pipeline = await sluice.pipelines.create({ name: "one-node", nodes: [{ id: "n", type: "transform", config: { rules: [] } }] });
+  const pipeline = await sluice.pipelines.create({
+    name: "one-node",
+    nodes: [{ id: "n", type: "transform", config: { rules: [] } }],
+  });
   let finished = 0;
   let failed = 0;
   let resolveAll;
@@ -37,7 +45,9 @@ async function measure(label, database) {
   const triggered = performance.now();
   const t1 = await all;
   const seconds = (t1 - t0) / 1000;
-  console.log(`${label}: ${RUNS} runs in ${seconds.toFixed(2)} s → ${(RUNS / seconds).toFixed(0)} runs/s (triggering took ${(triggered - t0).toFixed(0)} ms, ${failed} failed, max_concurrent_runs ${sluice.options.maxConcurrentRuns})`);
+  console.log(
+    `${label}: ${RUNS} runs in ${seconds.toFixed(2)} s → ${(RUNS / seconds).toFixed(0)} runs/s (triggering took ${(triggered - t0).toFixed(0)} ms, ${failed} failed, max_concurrent_runs ${sluice.options.maxConcurrentRuns})`,
+  );
   await sluice.close();
 }
 

@@ -7,11 +7,18 @@ import { createSluice, silentLogger, storeOf } from "@sluice/core";
 
 const rounds = Number(process.argv[2] ?? 30);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-bench-"));
-const sluice = await createSluice({ database: path.join(dir, "bench.db"), logger: silentLogger, jwtSecret: "b".repeat(64) });
-await sluice.auth.createUser({ kind: "anonymous", user: { id: "x", username: "x", role: "superadmin" } }, {
-  username: "known",
-  password: "correct horse battery",
+const sluice = await createSluice({
+  database: path.join(dir, "bench.db"),
+  logger: silentLogger,
+  jwtSecret: "b".repeat(64),
 });
+await sluice.auth.createUser(
+  { kind: "anonymous", user: { id: "x", username: "x", role: "superadmin" } },
+  {
+    username: "known",
+    password: "correct horse battery",
+  },
+);
 
 async function time(username) {
   const start = process.hrtime.bigint();
@@ -30,7 +37,9 @@ for (let i = 0; i < rounds; i++) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const k = median(known);
 const u = median(unknown);
-console.log(`login, wrong password: median ${k.toFixed(1)} ms; unknown user: median ${u.toFixed(1)} ms; ratio ${(u / k).toFixed(2)}`);
+console.log(
+  `login, wrong password: median ${k.toFixed(1)} ms; unknown user: median ${u.toFixed(1)} ms; ratio ${(u / k).toFixed(2)}`,
+);
 await sluice.close();
 fs.rmSync(dir, { recursive: true, force: true });
 if (Math.abs(u / k - 1) > 0.25) {

@@ -7,7 +7,10 @@ import { fileURLToPath } from "node:url";
 const dir = path.dirname(fileURLToPath(import.meta.url));
 const only = process.argv[2];
 let failed = 0;
-for (const file of fs.readdirSync(dir).filter((f) => f.endsWith(".mjs") && f !== "run-all.mjs").sort()) {
+for (const file of fs
+  .readdirSync(dir)
+  .filter((f) => f.endsWith(".mjs") && f !== "run-all.mjs")
+  .sort()) {
   if (only && !file.includes(only)) continue;
   console.log(`\n=== ${file}`);
   const res = spawnSync(process.execPath, [path.join(dir, file)], { stdio: "inherit" });

@@ -9,7 +9,11 @@ import { createSluice, silentLogger, storeOf } from "@sluice/core";
 const PIPELINES = 200;
 const SLOTS = Number(process.env.SLOTS ?? 2);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-bench-sched-"));
-const sluice = await createSluice({ database: path.join(dir, "bench.db"), logger: silentLogger, jwtSecret: "0".repeat(64) });
+const sluice = await createSluice({
+  database: path.join(dir, "bench.db"),
+  logger: silentLogger,
+  jwtSecret: "0".repeat(64),
+});
 for (let i = 0; i < PIPELINES; i++) await sluice.pipelines.create({ name: `every minute ${i}`, schedule: "* * * * *" });
 await sluice.start();
 
@@ -33,7 +37,11 @@ for (let s = 0; s < SLOTS; s++) {
   const wall = fired - idleStart;
   if (wall > 5000) idleCpu.push(((cpu.user + cpu.system) / 1000 / wall) * 100);
   await new Promise((r) => setTimeout(r, 5000));
-  const rows = await storeOf(sluice).knex("runs").where("trigger", "schedule").where("created_at", ">=", new Date(slot).toISOString()).select("created_at");
+  const rows = await storeOf(sluice)
+    .knex("runs")
+    .where("trigger", "schedule")
+    .where("created_at", ">=", new Date(slot).toISOString())
+    .select("created_at");
   for (const row of rows) lateness.push(new Date(row.created_at).getTime() - slot);
   console.log(`slot ${new Date(slot).toISOString()}: ${rows.length}/${PIPELINES} scheduled runs created`);
 }
@@ -41,6 +49,10 @@ await sluice.close();
 fs.rmSync(dir, { recursive: true, force: true });
 
 console.log(`runs measured: ${lateness.length} (expected ${PIPELINES * SLOTS})`);
-console.log(`lateness p50 ${pct(lateness, 50)} ms, p99 ${pct(lateness, 99)} ms, max ${Math.max(...lateness)} ms (target p99 ≤ 1000 ms)`);
+console.log(
+  `lateness p50 ${pct(lateness, 50)} ms, p99 ${pct(lateness, 99)} ms, max ${Math.max(...lateness)} ms (target p99 ≤ 1000 ms)`,
+);
 console.log(`baseline bare setTimeout lateness: max ${Math.max(...baseline)} ms`);
-console.log(`process CPU while idle between slots: ${idleCpu.map((c) => c.toFixed(2)).join(", ")} % of one core (target < 5%; includes the executor's own idle cost)`);
+console.log(
+  `process CPU while idle between slots: ${idleCpu.map((c) => c.toFixed(2)).join(", ")} % of one core (target < 5%; includes the executor's own idle cost)`,
+);

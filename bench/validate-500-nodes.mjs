@@ -32,4 +32,6 @@ const full = median(() => {
 });
 const baseline = median(() => topologicalWaves({ nodeIds: nodes.map((n) => n.id), edges }));
 console.log(`validate 500 nodes (parse + all rules): median ${full.toFixed(2)} ms (target ≤ 50 ms)`);
-console.log(`baseline topological sort only:        median ${baseline.toFixed(2)} ms (ratio ${(full / baseline).toFixed(1)}x)`);
+console.log(
+  `baseline topological sort only:        median ${baseline.toFixed(2)} ms (ratio ${(full / baseline).toFixed(1)}x)`,
+);

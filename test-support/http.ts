@@ -40,7 +40,11 @@ export async function startTestServer(
       const { json, ...rest } = init;
       const headers = new Headers(rest.headers);
       if (json !== undefined) headers.set("content-type", "application/json");
-      return fetch(`${baseUrl}/api${path}`, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
+      return fetch(`${baseUrl}/api${path}`, {
+        ...rest,
+        headers,
+        body: json !== undefined ? JSON.stringify(json) : rest.body,
+      });
     },
     async close() {
       await server.close(1000);

@@ -9,7 +9,16 @@ export async function main(baseUrl = "http://localhost:8080", apiKey = process.e
     name: "example: numbers",
     nodes: [
       { id: "numbers", type: "code", config: { code: "return Array.from({ length: 10 }, (_, i) => ({ n: i + 1 }));" } },
-      { id: "odd", type: "transform", config: { rules: [{ type: "filter", expression: "n % 2 == 1" }, { type: "add_column", name: "square", expression: "n * n" }] } },
+      {
+        id: "odd",
+        type: "transform",
+        config: {
+          rules: [
+            { type: "filter", expression: "n % 2 == 1" },
+            { type: "add_column", name: "square", expression: "n * n" },
+          ],
+        },
+      },
     ],
     edges: [{ from: "numbers", to: "odd" }],
   });

@@ -16,26 +16,52 @@ export async function main(postgresUrl, workDir = fs.mkdtempSync(path.join(os.tm
   shop.prepare("update customers set visits = visits + 1 where id = 1").run();
   shop.close();
 
-  const sluice = await createSluice({ database: path.join(workDir, "sluice.db"), logger: { debug() {}, info() {}, warn() {}, error: console.error } });
+  const sluice = await createSluice({
+    database: path.join(workDir, "sluice.db"),
+    logger: { debug() {}, info() {}, warn() {}, error: console.error },
+  });
   try {
     await sluice.start();
     const pg = new URL(postgresUrl);
     for (const [conn_id, body] of [
       ["shop", { type: "sqlite", host: sourceFile }],
-      ["warehouse", { type: "postgres", host: pg.hostname, port: Number(pg.port || 5432), schema: pg.pathname.slice(1), login: decodeURIComponent(pg.username), password: decodeURIComponent(pg.password) }],
+      [
+        "warehouse",
+        {
+          type: "postgres",
+          host: pg.hostname,
+          port: Number(pg.port || 5432),
+          schema: pg.pathname.slice(1),
+          login: decodeURIComponent(pg.username),
+          password: decodeURIComponent(pg.password),
+        },
+      ],
     ]) {
-      const exists = await sluice.connections.get(conn_id).then(() => true, () => false);
+      const exists = await sluice.connections.get(conn_id).then(
+        () => true,
+        () => false,
+      );
       if (!exists) await sluice.connections.create({ conn_id, ...body });
     }
     const existing = (await sluice.pipelines.list()).find((p) => p.name === "customers to warehouse");
-    const pipeline = existing ?? (await sluice.pipelines.create({
-      name: "customers to warehouse",
-      nodes: [
-        { id: "read", type: "source_db", config: { conn_id: "shop", query: "select id, email, visits from customers" } },
-        { id: "load", type: "sink_db", config: { conn_id: "warehouse", table: "customers_sync", mode: "upsert", conflict_key: "id" } },
-      ],
-      edges: [{ from: "read", to: "load" }],
-    }));
+    const pipeline =
+      existing ??
+      (await sluice.pipelines.create({
+        name: "customers to warehouse",
+        nodes: [
+          {
+            id: "read",
+            type: "source_db",
+            config: { conn_id: "shop", query: "select id, email, visits from customers" },
+          },
+          {
+            id: "load",
+            type: "sink_db",
+            config: { conn_id: "warehouse", table: "customers_sync", mode: "upsert", conflict_key: "id" },
+          },
+        ],
+        edges: [{ from: "read", to: "load" }],
+      }));
     const queued = await sluice.runs.trigger(pipeline.id);
     let run = await sluice.runs.get(queued.id);
     while (run.status === "pending" || run.status === "running") {

@@ -31,7 +31,8 @@ function canonical(value: unknown): string {
  */
 export async function applyPipeline(api: PipelineApi, def: PipelineCreate): Promise<ApplyResult> {
   const matches = (await api.list()).filter((p) => p.name === def.name);
-  if (matches.length > 1) throw new Error(`several pipelines are named "${def.name}"; rename or delete the extras first`);
+  if (matches.length > 1)
+    throw new Error(`several pipelines are named "${def.name}"; rename or delete the extras first`);
   if (matches.length === 0) return { action: "created", pipeline: await api.create(def), changes: [] };
   const current = await api.get(matches[0]!.id);
   const patch: Record<string, unknown> = {};
@@ -48,6 +49,7 @@ export async function applyPipeline(api: PipelineApi, def: PipelineCreate): Prom
 /** Fills the defaults the server applies to nodes and hooks, so a definition without them compares equal. */
 function normalise(key: string, value: unknown): unknown {
   if (key === "nodes" && Array.isArray(value)) return value.map((n: Record<string, unknown>) => ({ config: {}, ...n }));
-  if (key === "hooks" && Array.isArray(value)) return value.map((h: Record<string, unknown>) => ({ type: "webhook", enabled: true, ...h }));
+  if (key === "hooks" && Array.isArray(value))
+    return value.map((h: Record<string, unknown>) => ({ type: "webhook", enabled: true, ...h }));
   return value;
 }

@@ -4,7 +4,8 @@ import type { Edge, NodeType, PipelineCreate, PipelineNodeInput } from "@sluice/
  * Pipelines as code: typed node helpers and `definePipeline`, producing exactly the JSON the API takes.
  *
  * ```ts
- * const extract = sourceDb("extract", { conn_id: "warehouse", query: "select * from orders where day = ${param.date}" });
+ * const extract = sourceDb("extract", { conn_id: "warehouse", query: "select * from orders where day = ${param.date}"
+ * });
  * const clean = transform("clean", { rules: [{ type: "deduplicate", columns: ["id"] }] });
  * const load = sinkDb("load", { conn_id: "analytics", table: "orders", mode: "upsert", conflict_key: "id" });
  * extract.to(clean).to(load);

@@ -25,7 +25,13 @@ import type {
   WebhookAccepted,
 } from "@sluice/core/model";
 import { applyPipeline, type ApplyResult } from "./apply.js";
-import { subscribeEvents, type StreamEvent, type StreamFilter, type SubscribeOptions, type Subscription } from "./events.js";
+import {
+  subscribeEvents,
+  type StreamEvent,
+  type StreamFilter,
+  type SubscribeOptions,
+  type Subscription,
+} from "./events.js";
 import { Transport, type ClientOptions, type Query } from "./transport.js";
 
 /** @deprecated the model's name is `Impact`. */
@@ -34,7 +40,9 @@ export type PipelineImpact = Impact;
 type Params<K extends OperationId> = OperationTypes[K]["params"];
 
 /** What `call(id, input)` takes: path parameters (when the path has any), query, body and extra headers. */
-export type CallInput<K extends OperationId> = ([keyof Params<K>] extends [never] ? { params?: undefined } : { params: Params<K> }) & {
+export type CallInput<K extends OperationId> = ([keyof Params<K>] extends [never]
+  ? { params?: undefined }
+  : { params: Params<K> }) & {
   query?: OperationTypes[K]["query"];
   body?: OperationTypes[K]["body"];
   headers?: Record<string, string>;
@@ -73,7 +81,9 @@ export class SluiceClient {
   readonly pipelines = {
     list: () => this.call("listPipelines") as Promise<PipelineSummary[]>,
     listPage: (page: { page?: number; per_page?: number }) =>
-      this.call("listPipelines", { query: { page: page.page ?? 1, per_page: page.per_page } }) as Promise<Page<PipelineSummary>>,
+      this.call("listPipelines", { query: { page: page.page ?? 1, per_page: page.per_page } }) as Promise<
+        Page<PipelineSummary>
+      >,
     get: (id: string) => this.call("getPipeline", { params: { id } }),
     create: (pipeline: PipelineCreate) => this.call("createPipeline", { body: pipeline }),
     update: (id: string, patch: PipelineUpdate) => this.call("updatePipeline", { params: { id }, body: patch }),
@@ -86,7 +96,8 @@ export class SluiceClient {
     validateNodes: (id: string, request: OperationTypes["validateNodes"]["body"] = {}) =>
       this.call("validateNodes", { params: { id }, body: request }),
     versions: (id: string) => this.call("listVersions", { params: { id } }),
-    rollback: (id: string, versionId: string) => this.call("rollback", { params: { id }, body: { version_id: versionId } }),
+    rollback: (id: string, versionId: string) =>
+      this.call("rollback", { params: { id }, body: { version_id: versionId } }),
     bulk: (request: BulkRequest) => this.call("bulkPipelines", { body: request }),
     /** Create or update by name, idempotently (pipelines as code; see `definePipeline`). */
     apply: (definition: PipelineCreate): Promise<ApplyResult> => applyPipeline(this.pipelines, definition),
@@ -129,15 +140,20 @@ export class SluiceClient {
     /** The 50 most recent runs of a pipeline. */
     list: (pipelineId: string) => this.call("listRuns", { params: { id: pipelineId } }) as Promise<Run[]>,
     listPage: (pipelineId: string, page: { page?: number; per_page?: number }) =>
-      this.call("listRuns", { params: { id: pipelineId }, query: { page: page.page ?? 1, per_page: page.per_page } }) as Promise<Page<Run>>,
+      this.call("listRuns", {
+        params: { id: pipelineId },
+        query: { page: page.page ?? 1, per_page: page.per_page },
+      }) as Promise<Page<Run>>,
     get: (runId: string) => this.call("getRun", { params: { run_id: runId } }),
     cancel: (runId: string) => this.call("cancelRun", { params: { run_id: runId } }),
     resume: (runId: string) => this.call("resumeRun", { params: { run_id: runId } }),
     logs: (runId: string, filter: { node_id?: string; level?: LogLevel } = {}) =>
       this.call("runLogs", { params: { run_id: runId }, query: filter }),
     exportLogs: (runId: string) => this.call("exportRunLogs", { params: { run_id: runId } }),
-    preview: (runId: string, nodeId: string) => this.call("nodePreview", { params: { run_id: runId, node_id: nodeId } }),
-    profile: (runId: string, nodeId: string) => this.call("nodeProfile", { params: { run_id: runId, node_id: nodeId } }),
+    preview: (runId: string, nodeId: string) =>
+      this.call("nodePreview", { params: { run_id: runId, node_id: nodeId } }),
+    profile: (runId: string, nodeId: string) =>
+      this.call("nodeProfile", { params: { run_id: runId, node_id: nodeId } }),
     calendar: (days?: number) => this.call("calendar", { query: { days } }),
     /** Polls `GET /runs/{id}` until the run is success, failed or cancelled (or `timeoutMs` passes). */
     waitUntilTerminal: async (runId: string, options: { intervalMs?: number; timeoutMs?: number } = {}) => {
@@ -145,12 +161,14 @@ export class SluiceClient {
       for (;;) {
         const run = await this.runs.get(runId);
         if (isTerminalRunStatus(run.status)) return run;
-        if (Date.now() > deadline) throw new Error(`run ${runId} still ${run.status} after ${options.timeoutMs ?? 60_000} ms`);
+        if (Date.now() > deadline)
+          throw new Error(`run ${runId} still ${run.status} after ${options.timeoutMs ?? 60_000} ms`);
         await new Promise((r) => setTimeout(r, options.intervalMs ?? 50));
       }
     },
     /** Same as `waitUntilTerminal`. */
-    wait: (runId: string, options: { intervalMs?: number; timeoutMs?: number } = {}) => this.runs.waitUntilTerminal(runId, options),
+    wait: (runId: string, options: { intervalMs?: number; timeoutMs?: number } = {}) =>
+      this.runs.waitUntilTerminal(runId, options),
     dlq: (pipelineId: string, query: { include_resolved?: boolean; limit?: number } = {}) =>
       this.call("listDlq", { params: { id: pipelineId }, query }),
     resolveDlq: (pipelineId: string, dlqId: string) => this.call("resolveDlq", { params: { id: pipelineId, dlqId } }),
@@ -166,10 +184,13 @@ export class SluiceClient {
     types: () => this.call("connectionTypes"),
     list: () => this.call("listConnections") as Promise<Connection[]>,
     listPage: (page: { page?: number; per_page?: number }) =>
-      this.call("listConnections", { query: { page: page.page ?? 1, per_page: page.per_page } }) as Promise<Page<Connection>>,
+      this.call("listConnections", { query: { page: page.page ?? 1, per_page: page.per_page } }) as Promise<
+        Page<Connection>
+      >,
     get: (connId: string) => this.call("getConnection", { params: { conn_id: connId } }),
     create: (connection: ConnectionCreate) => this.call("createConnection", { body: connection }),
-    update: (connId: string, patch: ConnectionUpdate) => this.call("updateConnection", { params: { conn_id: connId }, body: patch }),
+    update: (connId: string, patch: ConnectionUpdate) =>
+      this.call("updateConnection", { params: { conn_id: connId }, body: patch }),
     delete: (connId: string): Promise<void> => this.call("deleteConnection", { params: { conn_id: connId } }),
     test: (connId: string) => this.call("testConnection", { params: { conn_id: connId } }),
     usedBy: (connId: string) => this.call("connectionUsedBy", { params: { conn_id: connId } }),
@@ -178,11 +199,14 @@ export class SluiceClient {
   readonly variables = {
     list: () => this.call("listVariables") as Promise<Variable[]>,
     listPage: (page: { page?: number; per_page?: number }) =>
-      this.call("listVariables", { query: { page: page.page ?? 1, per_page: page.per_page } }) as Promise<Page<Variable>>,
+      this.call("listVariables", { query: { page: page.page ?? 1, per_page: page.per_page } }) as Promise<
+        Page<Variable>
+      >,
     get: (key: string) => this.call("getVariable", { params: { key } }),
     /** Creates or updates. */
     set: (variable: VariableUpsert) => this.call("upsertVariable", { body: variable }),
-    update: (key: string, value: OperationTypes["updateVariable"]["body"]) => this.call("updateVariable", { params: { key }, body: value }),
+    update: (key: string, value: OperationTypes["updateVariable"]["body"]) =>
+      this.call("updateVariable", { params: { key }, body: value }),
     delete: (key: string): Promise<void> => this.call("deleteVariable", { params: { key } }),
     usedBy: (key: string) => this.call("variableUsedBy", { params: { key } }),
   };
@@ -201,10 +225,17 @@ export class SluiceClient {
   };
 
   /** Triggers a run through the pipeline's webhook (its own token, no API credentials needed). */
-  webhook(pipelineId: string, token: string, options: { params?: Record<string, string>; idempotencyKey?: string } = {}): Promise<WebhookAccepted> {
+  webhook(
+    pipelineId: string,
+    token: string,
+    options: { params?: Record<string, string>; idempotencyKey?: string } = {},
+  ): Promise<WebhookAccepted> {
     return this.call("webhook", {
       params: { id: pipelineId },
-      headers: { "x-webhook-token": token, ...(options.idempotencyKey ? { "idempotency-key": options.idempotencyKey } : {}) },
+      headers: {
+        "x-webhook-token": token,
+        ...(options.idempotencyKey ? { "idempotency-key": options.idempotencyKey } : {}),
+      },
       body: options.params ? { params: options.params } : {},
     });
   }

@@ -18,9 +18,13 @@ describe("client auth methods", () => {
     const anonymous = new SluiceClient({ baseUrl: t.baseUrl });
     expect(await anonymous.auth.setup()).toEqual({ needs_setup: true });
     // a server with an API key is never open: the first user is created with the key
-    await expect(anonymous.auth.createUser({ username: "eve", password: PASSWORD })).rejects.toMatchObject({ status: 401 });
+    await expect(anonymous.auth.createUser({ username: "eve", password: PASSWORD })).rejects.toMatchObject({
+      status: 401,
+    });
     const withKey = new SluiceClient({ baseUrl: t.baseUrl, apiKey });
-    expect(await withKey.auth.createUser({ username: "ada", password: PASSWORD, role: "viewer" })).toMatchObject({ role: "admin" });
+    expect(await withKey.auth.createUser({ username: "ada", password: PASSWORD, role: "viewer" })).toMatchObject({
+      role: "admin",
+    });
     expect(await anonymous.auth.setup()).toEqual({ needs_setup: false });
     await expect(anonymous.pipelines.list()).rejects.toMatchObject({ status: 401 });
 
@@ -52,7 +56,8 @@ describe("client auth methods", () => {
 
   it("a locked account surfaces as a 429 error", async () => {
     const client = new SluiceClient({ baseUrl: t.baseUrl });
-    for (let i = 0; i < 5; i++) await expect(client.auth.login("ada", "wrong password")).rejects.toMatchObject({ status: 401 });
+    for (let i = 0; i < 5; i++)
+      await expect(client.auth.login("ada", "wrong password")).rejects.toMatchObject({ status: 401 });
     await expect(client.auth.login("ada", PASSWORD)).rejects.toMatchObject({ status: 429 });
   });
 });

@@ -11,7 +11,13 @@ afterAll(async () => t?.close());
 
 const pipeline = {
   name: "client-events",
-  nodes: [{ id: "gen", type: "code", config: { code: "await new Promise(r => setTimeout(r, 200)); return [{ a: 1 }, { a: 2 }];" } }],
+  nodes: [
+    {
+      id: "gen",
+      type: "code",
+      config: { code: "await new Promise(r => setTimeout(r, 200)); return [{ a: 1 }, { a: 2 }];" },
+    },
+  ],
   edges: [],
 };
 
@@ -21,10 +27,14 @@ describe("client events and insights", () => {
     const received: StreamEvent[] = [];
     let closed = false;
     const done = new Promise<void>((resolve) => {
-      const sub = t.client.events.subscribe({ pipeline_id: p.id }, (e) => {
-        received.push(e);
-        if (e.type === "run.completed") resolve();
-      }, { WebSocket: WebSocket as unknown as WebSocketLike });
+      const sub = t.client.events.subscribe(
+        { pipeline_id: p.id },
+        (e) => {
+          received.push(e);
+          if (e.type === "run.completed") resolve();
+        },
+        { WebSocket: WebSocket as unknown as WebSocketLike },
+      );
       void sub.ready.then(async () => {
         const run = await t.client.runs.trigger(p.id);
         // a second, run-scoped subscription that starts late replays from the beginning and closes at the end
@@ -37,7 +47,9 @@ describe("client events and insights", () => {
     });
     await done;
     const types = received.map((e) => e.type);
-    expect(types).toEqual(expect.arrayContaining(["run.created", "run.started", "node.started", "node.completed", "run.completed"]));
+    expect(types).toEqual(
+      expect.arrayContaining(["run.created", "run.started", "node.started", "node.completed", "run.completed"]),
+    );
     expect(received.find((e) => e.type === "node.completed")).toMatchObject({ node_id: "gen", row_count: 2 });
     for (let i = 0; i < 100 && !closed; i++) await new Promise((r) => setTimeout(r, 20));
     expect(closed).toBe(true);
@@ -49,19 +61,39 @@ describe("client events and insights", () => {
     const finished = await t.client.runs.wait(run.id, { timeoutMs: 15_000 });
     expect(finished.status).toBe("success");
     const summary = await t.client.insights.summary();
-    expect(summary.find((s) => s.id === p.id)).toMatchObject({ last_run_status: "success", runs_total: 1, runs_success: 1 });
+    expect(summary.find((s) => s.id === p.id)).toMatchObject({
+      last_run_status: "success",
+      runs_total: 1,
+      runs_success: 1,
+    });
     const dashboard = await t.client.insights.dashboard();
     expect(dashboard.recent_runs.some((r) => r.id === run.id)).toBe(true);
     expect((await t.client.insights.search("client-insights")).some((r) => r.id === p.id)).toBe(true);
-    expect((await t.client.scheduler.status()).find((s) => s.pipeline_id === p.id)).toMatchObject({ schedule: "0 3 * * *", enabled: true });
+    expect((await t.client.scheduler.status()).find((s) => s.pipeline_id === p.id)).toMatchObject({
+      schedule: "0 3 * * *",
+      enabled: true,
+    });
     expect(await t.client.scheduler.deps(p.id)).toEqual([]);
     expect(await t.client.system.purge(30)).toEqual({ deleted: 0, days: 30 });
     expect((await t.client.runs.get(run.id)).id).toBe(run.id);
   });
 
   it("connections and variables through the client: secrets stay masked", async () => {
-    expect((await t.client.connections.types()).map((c) => c.type)).toEqual(["postgres", "mysql", "sqlite", "http", "sftp", "s3", "generic"]);
-    const created = await t.client.connections.create({ conn_id: "client-conn", type: "sqlite", host: "/nonexistent/x.db", password: "pw-123" });
+    expect((await t.client.connections.types()).map((c) => c.type)).toEqual([
+      "postgres",
+      "mysql",
+      "sqlite",
+      "http",
+      "sftp",
+      "s3",
+      "generic",
+    ]);
+    const created = await t.client.connections.create({
+      conn_id: "client-conn",
+      type: "sqlite",
+      host: "/nonexistent/x.db",
+      password: "pw-123",
+    });
     expect(created.password).toBe("********");
     expect((await t.client.connections.test("client-conn")).success).toBe(false);
     expect((await t.client.connections.update("client-conn", { host: "/tmp/y.db" })).host).toBe("/tmp/y.db");

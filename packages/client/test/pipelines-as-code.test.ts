@@ -25,7 +25,12 @@ const orders = () => {
   const out = sinkFile("out", { path: "out.jsonl", format: "jsonl" });
   a.to(all);
   b.to(all).to(clean).to(out);
-  return definePipeline({ name: "as-code orders", schedule: "0 2 * * *", tags: ["code"], nodes: [a, b, all, clean, out] });
+  return definePipeline({
+    name: "as-code orders",
+    schedule: "0 2 * * *",
+    tags: ["code"],
+    nodes: [a, b, all, clean, out],
+  });
 };
 
 describe("pipelines as code", () => {
@@ -38,7 +43,12 @@ describe("pipelines as code", () => {
   it("definePipeline produces the API's JSON with edges from .to() chains", () => {
     const def = orders();
     expect(def.nodes?.map((n) => n.id)).toEqual(["a", "b", "all", "clean", "out"]);
-    expect(def.nodes?.[3]).toEqual({ id: "clean", type: "transform", name: "Clean", config: { rules: [{ type: "deduplicate" }] } });
+    expect(def.nodes?.[3]).toEqual({
+      id: "clean",
+      type: "transform",
+      name: "Clean",
+      config: { rules: [{ type: "deduplicate" }] },
+    });
     expect(def.edges).toEqual([
       { from: "a", to: "all" },
       { from: "b", to: "all" },

@@ -145,7 +145,7 @@ describe("@sluice/client installed from its packed tarball", { timeout: 60_000 }
         'const client = new SluiceClient({ baseUrl: "http://127.0.0.1:1" });',
         'export const create: PipelineCreate = { name: "orders", nodez: [] };',
         'export const config: Pipeline["nodes"][number]["config"] = "not an object";',
-        'export const parallelism = (p: Pipeline): string => p.parallelism;',
+        "export const parallelism = (p: Pipeline): string => p.parallelism;",
         'export const trigger = client.runs.trigger("id", { date: 20260101 });',
       ].join("\n"),
     );

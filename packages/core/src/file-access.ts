@@ -44,11 +44,16 @@ async function realPathAllowingMissing(p: string, links = 0): Promise<string> {
 }
 
 /** The state files as real paths and, for those that exist, device + inode (hard links, case-insensitive disks). */
-async function stateFileIdentities(stateFiles: readonly string[]): Promise<{ paths: Set<string>; inodes: Set<string> }> {
+async function stateFileIdentities(
+  stateFiles: readonly string[],
+): Promise<{ paths: Set<string>; inodes: Set<string> }> {
   const paths = new Set<string>();
   const inodes = new Set<string>();
   for (const file of stateFiles) {
-    for (const p of [path.resolve(file), await realPathAllowingMissing(path.resolve(file)).catch(() => path.resolve(file))]) {
+    for (const p of [
+      path.resolve(file),
+      await realPathAllowingMissing(path.resolve(file)).catch(() => path.resolve(file)),
+    ]) {
       paths.add(p).add(p.toLowerCase());
     }
     const stat = await fs.stat(file).catch(() => null);
@@ -65,7 +70,12 @@ const STATE_FILE_REFUSAL = "is one of the server's own state files (store databa
  * Refuses a file opened at `real` (already resolved) when it is one of the state files: by path, case-folded path
  * or device + inode. Pass `opened` (fstat of the open handle) to close the gap between the check and the open.
  */
-export async function assertNotStateFile(requested: string, real: string, stateFiles: readonly string[], opened?: Stats): Promise<void> {
+export async function assertNotStateFile(
+  requested: string,
+  real: string,
+  stateFiles: readonly string[],
+  opened?: Stats,
+): Promise<void> {
   const state = await stateFileIdentities(stateFiles);
   const refused = () => new SluiceError("forbidden", `path '${requested}' ${STATE_FILE_REFUSAL}`);
   if (state.paths.has(real) || state.paths.has(real.toLowerCase())) throw refused();
@@ -91,7 +101,10 @@ export async function resolveConfinedPath(requested: string, access: FileAccess)
   const realRoots = await Promise.all(roots.map((r) => realPathAllowingMissing(path.resolve(r))));
   const real = await realPathAllowingMissing(candidate);
   if (!realRoots.some((r) => inside(r, real))) {
-    throw new SluiceError("forbidden", `path '${requested}' leads outside the allowed file roots through a symbolic link`);
+    throw new SluiceError(
+      "forbidden",
+      `path '${requested}' leads outside the allowed file roots through a symbolic link`,
+    );
   }
   for (const pseudo of PSEUDO_FS) {
     const hits = [candidate, real].some((p) => inside(pseudo, p));

@@ -1,5 +1,12 @@
 export * from "./model/index.js";
-export { SluiceError, isSluiceError, notFound, HTTP_STATUS_BY_CODE, ERROR_CODES, type SluiceErrorCode } from "./errors.js";
+export {
+  SluiceError,
+  isSluiceError,
+  notFound,
+  HTTP_STATUS_BY_CODE,
+  ERROR_CODES,
+  type SluiceErrorCode,
+} from "./errors.js";
 export { SluiceEvents } from "./events.js";
 export { systemClock, type Clock } from "./clock.js";
 export { newId } from "./ids.js";
@@ -38,7 +45,13 @@ export { AuthService } from "./service/auth-service.js";
 export { ROLE_PERMISSIONS, roleHasPermission, PIPELINE_SECRETS_PERMISSION } from "./auth/permissions.js";
 export { hideSecretsFrom, seesPipelineSecrets } from "./auth/hide-secrets.js";
 export { crossSiteRefusal, type BrowserRequest } from "./auth/same-origin.js";
-export { API_KEY_IDENTITY, OPEN_MODE_IDENTITY, type AuthenticatedPrincipal, type Credentials, type Principal } from "./auth/principal.js";
+export {
+  API_KEY_IDENTITY,
+  OPEN_MODE_IDENTITY,
+  type AuthenticatedPrincipal,
+  type Credentials,
+  type Principal,
+} from "./auth/principal.js";
 export { TOKEN_TTL_SECONDS } from "./auth/tokens.js";
 export { LOCKOUT_THRESHOLD, LOCKOUT_WINDOW_MS, LOCKOUT_DURATION_MS } from "./auth/lockout.js";
 export { JWT_SECRET_FILE, decodeJwtSecret } from "./auth/jwt-secret.js";

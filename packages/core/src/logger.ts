@@ -16,7 +16,9 @@ const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 
  * masked where runs write (see SecretScrubber); as a last net, every line also loses URL userinfo passwords and
  * secret-named query values (a driver error quoting a connection string, a URL with `?token=`).
  */
-export function createConsoleLogger(minLevel: Level = (process.env.SLUICE_LOG_LEVEL as Level | undefined) ?? "info"): Logger {
+export function createConsoleLogger(
+  minLevel: Level = (process.env.SLUICE_LOG_LEVEL as Level | undefined) ?? "info",
+): Logger {
   const threshold = ORDER[minLevel] ?? ORDER.info;
   const urlSecrets = new SecretScrubber();
   const write = (level: Level) => (message: string, fields?: Record<string, unknown>) => {

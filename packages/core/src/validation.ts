@@ -3,16 +3,14 @@ import { SluiceError } from "./errors.js";
 
 /** One human-readable line per zod issue (at most 10): `nodes.0.id: must not be empty`. */
 export function issueLines(issues: readonly z.core.$ZodIssue[]): string[] {
-  return issues
-    .slice(0, 10)
-    .map((issue) => {
-      const where = issue.path.map(String).join(".");
-      if (issue.code === "unrecognized_keys") {
-        const keys = (issue as { keys: string[] }).keys.join(", ");
-        return `${where ? `${where}: ` : ""}unknown field(s): ${keys}`;
-      }
-      return where ? `${where}: ${issue.message}` : issue.message;
-    });
+  return issues.slice(0, 10).map((issue) => {
+    const where = issue.path.map(String).join(".");
+    if (issue.code === "unrecognized_keys") {
+      const keys = (issue as { keys: string[] }).keys.join(", ");
+      return `${where ? `${where}: ` : ""}unknown field(s): ${keys}`;
+    }
+    return where ? `${where}: ${issue.message}` : issue.message;
+  });
 }
 
 /** Human-readable one-line summary of zod issues: `nodes.0.id: must not be empty; name: …`. */

@@ -47,7 +47,11 @@ export function createApp(sluice: Sluice, options: AppOptions = {}): Koa {
 
   let openapi: Record<string, unknown> | null = null;
   const handlers = operationHandlers(sluice, () => (openapi ??= buildOpenApi(prefix)));
-  const register = { sluice, trustedOrigins: credentialedOrigins(options.corsOrigins), defaultBodyBytes: options.maxBodyBytes ?? DEFAULT_BODY_BYTES };
+  const register = {
+    sluice,
+    trustedOrigins: credentialedOrigins(options.corsOrigins),
+    defaultBodyBytes: options.maxBodyBytes ?? DEFAULT_BODY_BYTES,
+  };
   const { api: apiIds, root: rootIds } = routedOperations();
   const root = new Router();
   registerOperations(root, rootIds, handlers, register);

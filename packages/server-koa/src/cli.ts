@@ -58,7 +58,10 @@ function intOption(name: string, raw: string | undefined, fallback: number, min:
 }
 
 function splitList(values: readonly string[], separator: RegExp): string[] {
-  return values.flatMap((v) => v.split(separator)).map((v) => v.trim()).filter((v) => v !== "");
+  return values
+    .flatMap((v) => v.split(separator))
+    .map((v) => v.trim())
+    .filter((v) => v !== "");
 }
 
 /**
@@ -106,7 +109,13 @@ async function serve(args: string[]): Promise<void> {
   const env = process.env;
   const host = values.host ?? env.SLUICE_HOST ?? "0.0.0.0";
   const port = intOption("port", values.port ?? env.SLUICE_PORT, 8080, 0, 65535);
-  const maxConcurrentRuns = intOption("max-concurrent-runs", values["max-concurrent-runs"] ?? env.SLUICE_MAX_CONCURRENT_RUNS, 8, 1, 1024);
+  const maxConcurrentRuns = intOption(
+    "max-concurrent-runs",
+    values["max-concurrent-runs"] ?? env.SLUICE_MAX_CONCURRENT_RUNS,
+    8,
+    1,
+    1024,
+  );
   const database = values.db ?? env.SLUICE_DB ?? "./sluice.db";
   const apiKeys = apiKeyOption(values["api-key"], env.SLUICE_API_KEY);
   const fileRootsRaw = values["file-roots"] ?? env.SLUICE_FILE_ROOTS;
@@ -125,7 +134,9 @@ async function serve(args: string[]): Promise<void> {
     throw e;
   }
   logger.info(`sluice ${SLUICE_VERSION} listening on ${running.url} (${sluice.options.dialect})`);
-  process.stdout.write(`Sluice ${SLUICE_VERSION} listening on ${running.url}/api (database: ${sluice.options.dialect})\n`);
+  process.stdout.write(
+    `Sluice ${SLUICE_VERSION} listening on ${running.url}/api (database: ${sluice.options.dialect})\n`,
+  );
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -154,7 +165,11 @@ async function createUser(args: string[]): Promise<void> {
   const password = process.env.SLUICE_NEW_PASSWORD ?? (await firstLineOfStdin());
   const sluice = await createSluice({ database: values.db ?? process.env.SLUICE_DB ?? "./sluice.db" });
   try {
-    const user = await sluice.auth.createUserAsOperator({ username: values.username, password, role: values.role ?? "superadmin" });
+    const user = await sluice.auth.createUserAsOperator({
+      username: values.username,
+      password,
+      role: values.role ?? "superadmin",
+    });
     process.stdout.write(`created ${user.role} '${user.username}' (${user.id})\n`);
   } finally {
     await sluice.close();
@@ -203,7 +218,8 @@ async function main(argv: string[]): Promise<void> {
 main(process.argv.slice(2)).catch((e: unknown) => {
   if (e instanceof UsageError) fail(e.message, 2);
   const code = (e as { code?: string }).code;
-  if (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS")) fail(`${(e as Error).message} (try 'sluice --help')`, 2);
+  if (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS"))
+    fail(`${(e as Error).message} (try 'sluice --help')`, 2);
   if (code === "EADDRINUSE") fail(`address already in use: ${(e as Error).message}`, 1);
   fail(isSluiceError(e) ? e.message : e instanceof Error ? e.message : String(e), 1);
 });

@@ -8,7 +8,8 @@ import type { PipelineCreate } from "@sluice/core/model";
 const DEFINITION_FILES = /\.(json|js|mjs)$/;
 
 /** Pipeline definitions in a file: a pipeline object, an array of them, or an export document (`.json`); for
- * `.js`/`.mjs` the default export (object, array, or a function returning either) or a `pipelines`/`pipeline` export. */
+ * `.js`/`.mjs` the default export (object, array, or a function returning either) or a `pipelines`/`pipeline` export.
+ * */
 async function loadFile(file: string): Promise<PipelineCreate[]> {
   let value: unknown;
   if (file.endsWith(".json")) {
@@ -20,7 +21,9 @@ async function loadFile(file: string): Promise<PipelineCreate[]> {
   }
   const list = Array.isArray(value) ? value : [value];
   return list.map((item, i) => {
-    const def = (item && typeof item === "object" && "sluice_export" in item ? (item as { pipeline: unknown }).pipeline : item) as PipelineCreate;
+    const def = (
+      item && typeof item === "object" && "sluice_export" in item ? (item as { pipeline: unknown }).pipeline : item
+    ) as PipelineCreate;
     if (!def || typeof def !== "object" || typeof def.name !== "string") {
       throw new Error(`${file}${list.length > 1 ? ` [${i}]` : ""}: not a pipeline definition (an object with a name)`);
     }
@@ -37,7 +40,9 @@ async function collect(target: string): Promise<string[]> {
 }
 
 const describe = (r: ApplyResult) =>
-  r.action === "updated" ? `updated   ${r.pipeline.name} (${r.pipeline.id}): ${r.changes.join(", ")}` : `${r.action.padEnd(9)} ${r.pipeline.name} (${r.pipeline.id})`;
+  r.action === "updated"
+    ? `updated   ${r.pipeline.name} (${r.pipeline.id}): ${r.changes.join(", ")}`
+    : `${r.action.padEnd(9)} ${r.pipeline.name} (${r.pipeline.id})`;
 
 /** `sluice deploy <file-or-dir>…`: create or update pipelines by name through the API, printing what changed. */
 export async function deploy(args: string[]): Promise<void> {

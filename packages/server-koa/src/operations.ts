@@ -30,7 +30,9 @@ export interface OperationRequest {
 export type OperationHandler = (request: OperationRequest) => unknown;
 
 /** HTTP operations served by the Koa router (the WebSocket upgrade is served by `ws.ts`). */
-export type RoutedOperationId = { [K in OperationId]: (typeof OPERATIONS)[K] extends { websocket: true } ? never : K }[OperationId];
+export type RoutedOperationId = {
+  [K in OperationId]: (typeof OPERATIONS)[K] extends { websocket: true } ? never : K;
+}[OperationId];
 
 /** One handler per routed operation: exhaustive by type, so an operation in the table cannot lack a route. */
 export type OperationHandlers = { readonly [K in RoutedOperationId]: OperationHandler };
@@ -83,7 +85,8 @@ function authorize(sluice: Sluice, access: RouteAccess, trustedOrigins: readonly
 function flatQuery(ctx: Context): Record<string, string> {
   const query: Record<string, string> = {};
   // repeated keys: the last one wins
-  for (const [key, value] of Object.entries(ctx.query)) query[key] = Array.isArray(value) ? (value.at(-1) ?? "") : (value ?? "");
+  for (const [key, value] of Object.entries(ctx.query))
+    query[key] = Array.isArray(value) ? (value.at(-1) ?? "") : (value ?? "");
   return query;
 }
 
@@ -107,13 +110,23 @@ function handle(id: OperationId, handler: OperationHandler): Middleware {
  * Registers the routes of every operation in `ids` on `router`, each with its permission check, its body limit and
  * its handler; nothing about a route is decided anywhere else.
  */
-export function registerOperations(router: Router, ids: readonly RoutedOperationId[], handlers: OperationHandlers, options: RegisterOptions): void {
+export function registerOperations(
+  router: Router,
+  ids: readonly RoutedOperationId[],
+  handlers: OperationHandlers,
+  options: RegisterOptions,
+): void {
   for (const id of ids) {
     const spec: (typeof OPERATIONS)[OperationId] = OPERATIONS[id];
     const body = jsonBody("bodyLimitBytes" in spec ? spec.bodyLimitBytes : options.defaultBodyBytes);
-    router.register(routerPath(spec.path), [spec.method], [authorize(options.sluice, spec.access, options.trustedOrigins), body, handle(id, handlers[id])], {
-      name: id,
-    });
+    router.register(
+      routerPath(spec.path),
+      [spec.method],
+      [authorize(options.sluice, spec.access, options.trustedOrigins), body, handle(id, handlers[id])],
+      {
+        name: id,
+      },
+    );
   }
 }
 

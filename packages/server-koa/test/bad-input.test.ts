@@ -6,7 +6,12 @@ let t: TestServer;
 let existingId: string;
 beforeAll(async () => {
   t = await startTestServer("sqlite");
-  existingId = (await t.client.pipelines.create({ name: "existing", nodes: [{ id: "a", type: "sink_file", config: { path: "x.csv" } }] })).id;
+  existingId = (
+    await t.client.pipelines.create({
+      name: "existing",
+      nodes: [{ id: "a", type: "sink_file", config: { path: "x.csv" } }],
+    })
+  ).id;
 });
 afterAll(async () => t?.close());
 
@@ -27,10 +32,22 @@ describe("pipeline validation rules (SPEC part 7) reject create with 400 and a l
     ["blank name", { name: "   " }, /name must not be empty/],
     ["name over 255", { name: "x".repeat(256) }, /at most 255/],
     ["duplicate node ids", { name: "d", nodes: [node("a"), node("a")] }, /duplicate node id 'a'/],
-    ["edge to a missing node", { name: "d", nodes: [node("a")], edges: [{ from: "a", to: "ghost" }] }, /missing node 'ghost'/],
+    [
+      "edge to a missing node",
+      { name: "d", nodes: [node("a")], edges: [{ from: "a", to: "ghost" }] },
+      /missing node 'ghost'/,
+    ],
     [
       "cycle",
-      { name: "d", nodes: [node("a"), node("b"), node("c")], edges: [{ from: "a", to: "b" }, { from: "b", to: "c" }, { from: "c", to: "a" }] },
+      {
+        name: "d",
+        nodes: [node("a"), node("b"), node("c")],
+        edges: [
+          { from: "a", to: "b" },
+          { from: "b", to: "c" },
+          { from: "c", to: "a" },
+        ],
+      },
       /cycle/,
     ],
     ["self loop", { name: "d", nodes: [node("a")], edges: [{ from: "a", to: "a" }] }, /itself/],
@@ -42,7 +59,11 @@ describe("pipeline validation rules (SPEC part 7) reject create with 400 and a l
     ["wrong field type", { name: "d", tags: "x" }, /tags/],
     ["missing name", {}, /name/],
     ["invalid timezone", { name: "d", schedule: "0 * * * *", schedule_timezone: "Mars/Olympus" }, /invalid timezone/],
-    ["more than 500 nodes", { name: "d", nodes: Array.from({ length: 501 }, (_, i) => node(`n${i}`)) }, /at most 500 nodes/],
+    [
+      "more than 500 nodes",
+      { name: "d", nodes: Array.from({ length: 501 }, (_, i) => node(`n${i}`)) },
+      /at most 500 nodes/,
+    ],
     ["bad sla_deadline", { name: "d", sla_deadline: "25:00" }, /sla_deadline/],
     ["bad sla_timezone", { name: "d", sla_deadline: "06:00", sla_timezone: "Nowhere/City" }, /invalid timezone/],
     ["unknown node type", { name: "d", nodes: [node("a", "teleport")] }, /unknown node type 'teleport'/],
@@ -57,7 +78,9 @@ describe("pipeline validation rules (SPEC part 7) reject create with 400 and a l
 
   it("names are counted in characters, and day-of-week steps are not days", async () => {
     expect((await t.fetch("/pipelines", { method: "POST", json: { name: "😀".repeat(255) } })).status).toBe(201);
-    expect((await t.fetch("/pipelines", { method: "POST", json: { name: "steps", schedule: "0 0 * * 0-6/2" } })).status).toBe(201);
+    expect(
+      (await t.fetch("/pipelines", { method: "POST", json: { name: "steps", schedule: "0 0 * * 0-6/2" } })).status,
+    ).toBe(201);
   });
 
   it("exactly 255 characters and 500 nodes are accepted", async () => {
@@ -87,27 +110,57 @@ describe("pipeline validation rules (SPEC part 7) reject create with 400 and a l
 
 describe("malformed and hostile input is a JSON 4xx, never a 500", () => {
   it("malformed JSON → 400", async () => {
-    const res = await t.fetch("/pipelines", { method: "POST", headers: { "content-type": "application/json" }, body: '{"name":' });
+    const res = await t.fetch("/pipelines", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"name":',
+    });
     await expectJsonError(res, 400, /malformed JSON/);
   });
 
   it("wrong types → 400 naming the field", async () => {
     await expectJsonError(await t.fetch("/pipelines", { method: "POST", json: { name: 42 } }), 400, /name/);
-    await expectJsonError(await t.fetch("/pipelines", { method: "POST", json: { name: "x", nodes: "nope" } }), 400, /nodes/);
-    await expectJsonError(await t.fetch("/pipelines", { method: "POST", json: { name: "x", params: { a: 1 } } }), 400, /params/);
+    await expectJsonError(
+      await t.fetch("/pipelines", { method: "POST", json: { name: "x", nodes: "nope" } }),
+      400,
+      /nodes/,
+    );
+    await expectJsonError(
+      await t.fetch("/pipelines", { method: "POST", json: { name: "x", params: { a: 1 } } }),
+      400,
+      /params/,
+    );
     await expectJsonError(await t.fetch("/pipelines", { method: "POST", json: [1, 2] }), 400);
-    await expectJsonError(await t.fetch("/pipelines", { method: "POST", json: { name: "x", edges: [{ from: "a" }] } }), 400, /edges/);
+    await expectJsonError(
+      await t.fetch("/pipelines", { method: "POST", json: { name: "x", edges: [{ from: "a" }] } }),
+      400,
+      /edges/,
+    );
   });
 
   it("unknown top-level fields are rejected so typos do not pass silently", async () => {
-    await expectJsonError(await t.fetch("/pipelines", { method: "POST", json: { name: "x", shedule: "* * * * *" } }), 400, /shedule/);
+    await expectJsonError(
+      await t.fetch("/pipelines", { method: "POST", json: { name: "x", shedule: "* * * * *" } }),
+      400,
+      /shedule/,
+    );
   });
 
   it("a body over 10 MiB → 413; an import over 5 MiB → 413", async () => {
     const big = JSON.stringify({ name: "big", description: "x".repeat(10 * 1024 * 1024 + 10) });
-    await expectJsonError(await t.fetch("/pipelines", { method: "POST", headers: { "content-type": "application/json" }, body: big }), 413);
+    await expectJsonError(
+      await t.fetch("/pipelines", { method: "POST", headers: { "content-type": "application/json" }, body: big }),
+      413,
+    );
     const mid = JSON.stringify({ name: "mid", description: "x".repeat(6 * 1024 * 1024) });
-    await expectJsonError(await t.fetch("/pipelines/import", { method: "POST", headers: { "content-type": "application/json" }, body: mid }), 413);
+    await expectJsonError(
+      await t.fetch("/pipelines/import", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: mid,
+      }),
+      413,
+    );
   });
 
   it("integers beyond the safe range are clamped like any large value, not refused", async () => {

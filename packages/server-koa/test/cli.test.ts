@@ -7,7 +7,11 @@ import { createTestDatabase, tempDir, testDialects } from "../../../test-support
 
 /** The CLI is tested as users run it: the built bin (npm install builds it via `prepare`). */
 const BIN = fileURLToPath(new URL("../bin/sluice.js", import.meta.url));
-const VERSION = (JSON.parse(fs.readFileSync(fileURLToPath(new URL("../../core/package.json", import.meta.url)), "utf8")) as { version: string }).version;
+const VERSION = (
+  JSON.parse(fs.readFileSync(fileURLToPath(new URL("../../core/package.json", import.meta.url)), "utf8")) as {
+    version: string;
+  }
+).version;
 const dirs: string[] = [];
 const serverDialects = await testDialects();
 afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
@@ -15,7 +19,12 @@ afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true }
 function run(args: string[], env: Record<string, string> = {}) {
   const cwd = tempDir();
   dirs.push(cwd);
-  return spawnSync(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, ...env }, encoding: "utf8", timeout: 20_000 });
+  return spawnSync(process.execPath, [BIN, ...args], {
+    cwd,
+    env: { ...process.env, ...env },
+    encoding: "utf8",
+    timeout: 20_000,
+  });
 }
 
 interface Served {
@@ -116,21 +125,24 @@ describe("sluice CLI", () => {
     expect(await s.stop("SIGINT")).toBe(0);
   });
 
-  it.each(serverDialects.filter((d) => d !== "sqlite"))("serves on a %s database given as --db URL", async (dialect) => {
-    const db = await createTestDatabase(dialect);
-    try {
-      const s = await serve(["--port", "0", "--db", db.url]);
-      const created = await fetch(`${s.url}/api/pipelines`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ name: "on-server-db" }),
-      });
-      expect(created.status).toBe(201);
-      const info = (await (await fetch(`${s.url}/api/system/info`)).json()) as Record<string, unknown>;
-      expect(info).toMatchObject({ store: dialect, pipelines: 1 });
-      expect(await s.stop("SIGTERM")).toBe(0);
-    } finally {
-      await db.drop();
-    }
-  });
+  it.each(serverDialects.filter((d) => d !== "sqlite"))(
+    "serves on a %s database given as --db URL",
+    async (dialect) => {
+      const db = await createTestDatabase(dialect);
+      try {
+        const s = await serve(["--port", "0", "--db", db.url]);
+        const created = await fetch(`${s.url}/api/pipelines`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ name: "on-server-db" }),
+        });
+        expect(created.status).toBe(201);
+        const info = (await (await fetch(`${s.url}/api/system/info`)).json()) as Record<string, unknown>;
+        expect(info).toMatchObject({ store: dialect, pipelines: 1 });
+        expect(await s.stop("SIGTERM")).toBe(0);
+      } finally {
+        await db.drop();
+      }
+    },
+  );
 });

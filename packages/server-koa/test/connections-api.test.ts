@@ -32,11 +32,26 @@ describe.each(dialects)("%s connections API", (dialect) => {
   it(`${dialect}: create 201, get masks the password and decrypts extra, list hides both, duplicate 409`, async () => {
     const created = await t.fetch("/connections", {
       method: "POST",
-      json: { conn_id: "warehouse", type: "postgres", host: "db.internal", port: 5433, schema: "dw", login: "etl", password: "p@ss:/?#%", extra: '{"sslmode":"require"}' },
+      json: {
+        conn_id: "warehouse",
+        type: "postgres",
+        host: "db.internal",
+        port: 5433,
+        schema: "dw",
+        login: "etl",
+        password: "p@ss:/?#%",
+        extra: '{"sslmode":"require"}',
+      },
     });
     expect(created.status).toBe(201);
     const body = await json<Conn>(created);
-    expect(body).toMatchObject({ conn_id: "warehouse", type: "postgres", host: "db.internal", port: 5433, password: "********" });
+    expect(body).toMatchObject({
+      conn_id: "warehouse",
+      type: "postgres",
+      host: "db.internal",
+      port: 5433,
+      password: "********",
+    });
     expect(JSON.stringify(body)).not.toContain("p@ss");
     const one = await json<Conn>(await t.fetch("/connections/warehouse"));
     expect(one).toMatchObject({ password: "********", extra: '{"sslmode":"require"}' });
@@ -52,7 +67,10 @@ describe.each(dialects)("%s connections API", (dialect) => {
   });
 
   it(`${dialect}: update keeps the password with ******** or when omitted, replaces it otherwise; delete 204`, async () => {
-    await t.fetch("/connections", { method: "POST", json: { conn_id: "upd", type: "postgres", host: "h", login: "u", password: "first" } });
+    await t.fetch("/connections", {
+      method: "POST",
+      json: { conn_id: "upd", type: "postgres", host: "h", login: "u", password: "first" },
+    });
     await t.fetch("/connections/upd", { method: "PUT", json: { type: "postgres", host: "h2", password: "********" } });
     expect((await t.sluice.connections.resolve("upd")).password).toBe("first");
     await t.fetch("/connections/upd", { method: "PUT", json: { host: "h3" } });
@@ -84,16 +102,27 @@ describe.each(dialects)("%s connections API", (dialect) => {
   });
 
   it(`${dialect}: paginates, and lists the pipelines that use a connection`, async () => {
-    for (const id of ["pg-a", "pg-b", "pg-c"]) await t.fetch("/connections", { method: "POST", json: { conn_id: id, type: "sqlite", host: "/tmp/x.db" } });
-    const page = await json<{ items: Conn[]; total: number; page: number; per_page: number; pages: number }>(await t.fetch("/connections?page=1&per_page=2"));
+    for (const id of ["pg-a", "pg-b", "pg-c"])
+      await t.fetch("/connections", { method: "POST", json: { conn_id: id, type: "sqlite", host: "/tmp/x.db" } });
+    const page = await json<{ items: Conn[]; total: number; page: number; per_page: number; pages: number }>(
+      await t.fetch("/connections?page=1&per_page=2"),
+    );
     expect(page.items).toHaveLength(2);
     expect(page.per_page).toBe(2);
     expect(page.total).toBeGreaterThanOrEqual(3);
     expect((await t.fetch("/connections?page=0")).status).toBe(400);
     const p = await json<{ id: string }>(
-      await t.fetch("/pipelines", { method: "POST", json: { name: "uses pg-a", nodes: [{ id: "src", type: "source_db", config: { conn_id: "pg-a", query: "select 1" } }] } }),
+      await t.fetch("/pipelines", {
+        method: "POST",
+        json: {
+          name: "uses pg-a",
+          nodes: [{ id: "src", type: "source_db", config: { conn_id: "pg-a", query: "select 1" } }],
+        },
+      }),
     );
-    const usedBy = await json<{ pipeline_id: string; node_ids: string[] }[]>(await t.fetch("/connections/pg-a/used-by"));
+    const usedBy = await json<{ pipeline_id: string; node_ids: string[] }[]>(
+      await t.fetch("/connections/pg-a/used-by"),
+    );
     expect(usedBy).toEqual([{ pipeline_id: p.id, name: "uses pg-a", node_ids: ["src"] }]);
     expect(await json<unknown[]>(await t.fetch("/connections/pg-b/used-by"))).toEqual([]);
     expect((await t.fetch("/connections/nope/used-by")).status).toBe(404);
@@ -125,10 +154,17 @@ describe("connection types and URIs", () => {
     expect(pgUri).toBe("postgres://us%20er:p%40ss%3A%2F%3F%23%25@db:5432/app?sslmode=disable");
     const parsed = new URL(pgUri);
     expect(decodeURIComponent(parsed.password)).toBe("p@ss:/?#%");
-    expect(CONNECTORS.postgres.uri({ ...base, type: "postgres", port: 6543, extra: { sslmode: "require", connect_timeout: 5 } })).toBe(
-      "postgres://us%20er:p%40ss%3A%2F%3F%23%25@db:6543/app?sslmode=require&connect_timeout=5",
+    expect(
+      CONNECTORS.postgres.uri({
+        ...base,
+        type: "postgres",
+        port: 6543,
+        extra: { sslmode: "require", connect_timeout: 5 },
+      }),
+    ).toBe("postgres://us%20er:p%40ss%3A%2F%3F%23%25@db:6543/app?sslmode=require&connect_timeout=5");
+    expect(CONNECTORS.mysql.uri({ ...base, type: "mysql", port: null, login: "root", password: "pw" })).toBe(
+      "root:pw@tcp(db:3306)/app?charset=utf8mb4",
     );
-    expect(CONNECTORS.mysql.uri({ ...base, type: "mysql", port: null, login: "root", password: "pw" })).toBe("root:pw@tcp(db:3306)/app?charset=utf8mb4");
     expect(CONNECTORS.sqlite.uri({ ...base, type: "sqlite", port: null, host: "/data/app.db" })).toBe("/data/app.db");
   });
 });
@@ -142,7 +178,9 @@ describe("connection tests against real servers", () => {
     t = await startTestServer("sqlite");
     peer = http.createServer((req, res) => {
       seenAuth.push(req.headers.authorization ?? "");
-      res.writeHead(req.headers.authorization === `Basic ${Buffer.from("api:k3y").toString("base64")}` ? 200 : 401).end("{}");
+      res
+        .writeHead(req.headers.authorization === `Basic ${Buffer.from("api:k3y").toString("base64")}` ? 200 : 401)
+        .end("{}");
     });
     await new Promise<void>((r) => peer.listen(0, "127.0.0.1", r));
     peerUrl = `http://127.0.0.1:${(peer.address() as AddressInfo).port}`;
@@ -168,21 +206,66 @@ describe("connection tests against real servers", () => {
 
   it("postgres: succeeds with pg against the local server; fails for an unknown role and a closed port", async () => {
     const u = new URL(PG_ADMIN_URL);
-    await create({ conn_id: "pg-ok", type: "postgres", host: u.hostname, port: Number(u.port || 5432), schema: "postgres", login: u.username || "postgres", password: "" });
+    await create({
+      conn_id: "pg-ok",
+      type: "postgres",
+      host: u.hostname,
+      port: Number(u.port || 5432),
+      schema: "postgres",
+      login: u.username || "postgres",
+      password: "",
+    });
     expect(await test("pg-ok")).toMatchObject({ success: true, driver: "pg" });
-    await create({ conn_id: "pg-role", type: "postgres", host: u.hostname, port: Number(u.port || 5432), schema: "postgres", login: "no_such_role_x", password: "secret-pw" });
+    await create({
+      conn_id: "pg-role",
+      type: "postgres",
+      host: u.hostname,
+      port: Number(u.port || 5432),
+      schema: "postgres",
+      login: "no_such_role_x",
+      password: "secret-pw",
+    });
     expectFailure(await test("pg-role"));
-    await create({ conn_id: "pg-closed", type: "postgres", host: "127.0.0.1", port: await closedPort(), schema: "postgres", login: "postgres", password: "pw" });
+    await create({
+      conn_id: "pg-closed",
+      type: "postgres",
+      host: "127.0.0.1",
+      port: await closedPort(),
+      schema: "postgres",
+      login: "postgres",
+      password: "pw",
+    });
     expectFailure(await test("pg-closed"));
   });
 
   it("mysql: pings with mysql2; a wrong password and a closed port fail", async () => {
     const u = new URL(MYSQL_ADMIN_URL);
-    await create({ conn_id: "my-ok", type: "mysql", host: u.hostname, port: Number(u.port || 3306), login: u.username || "root", password: decodeURIComponent(u.password) });
+    await create({
+      conn_id: "my-ok",
+      type: "mysql",
+      host: u.hostname,
+      port: Number(u.port || 3306),
+      login: u.username || "root",
+      password: decodeURIComponent(u.password),
+    });
     expect(await test("my-ok")).toMatchObject({ success: true, driver: "mysql2" });
-    await create({ conn_id: "my-bad", type: "mysql", host: u.hostname, port: Number(u.port || 3306), login: "root", password: "definitely-wrong" });
+    await create({
+      conn_id: "my-bad",
+      type: "mysql",
+      host: u.hostname,
+      port: Number(u.port || 3306),
+      login: "root",
+      password: "definitely-wrong",
+    });
     expectFailure(await test("my-bad"));
-    await create({ conn_id: "my-closed", type: "mysql", host: "127.0.0.1", port: await closedPort(), login: "root", password: "" });
+    await create({
+      conn_id: "my-closed",
+      type: "mysql",
+      host: "127.0.0.1",
+      port: await closedPort(),
+      login: "root",
+      password: "",
+    });
     expectFailure(await test("my-closed"));
   });
 
@@ -215,7 +298,14 @@ describe("connection tests against real servers", () => {
   });
 
   it("the failure never carries the password, and an unknown connection is 404", async () => {
-    await create({ conn_id: "leak", type: "mysql", host: "127.0.0.1", port: await closedPort(), login: "root", password: "Sup3r-S3cret-Value" });
+    await create({
+      conn_id: "leak",
+      type: "mysql",
+      host: "127.0.0.1",
+      port: await closedPort(),
+      login: "root",
+      password: "Sup3r-S3cret-Value",
+    });
     const r = await t.fetch("/connections/leak/test", { method: "POST" });
     expect(await r.text()).not.toContain("Sup3r-S3cret-Value");
     expect((await t.fetch("/connections/nope/test", { method: "POST" })).status).toBe(404);

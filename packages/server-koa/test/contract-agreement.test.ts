@@ -24,7 +24,9 @@ const fullPath = (id: OperationId) => {
 
 describe("the operation table, the router, OpenAPI and the client agree", () => {
   it("the server registers exactly one route per routed operation, at the table's method and path", () => {
-    const routes = registeredRoutes(t.server.app).map((r) => `${r.operation} ${r.method} ${(r.prefix + r.path).replace(/:([A-Za-z0-9_]+)/g, "{$1}")}`);
+    const routes = registeredRoutes(t.server.app).map(
+      (r) => `${r.operation} ${r.method} ${(r.prefix + r.path).replace(/:([A-Za-z0-9_]+)/g, "{$1}")}`,
+    );
     expect(routes.sort()).toEqual(routed.map((id) => `${id} ${OPERATIONS[id].method} ${fullPath(id)}`).sort());
   });
 
@@ -33,22 +35,35 @@ describe("the operation table, the router, OpenAPI and the client agree", () => 
       paths: Record<string, Record<string, { operationId: string; "x-sluice-access": string }>>;
     };
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
-      Object.entries(ops).map(([method, op]) => `${op.operationId} ${method.toUpperCase()} ${path} ${op["x-sluice-access"]}`),
+      Object.entries(ops).map(
+        ([method, op]) => `${op.operationId} ${method.toUpperCase()} ${path} ${op["x-sluice-access"]}`,
+      ),
     );
-    expect(documented.sort()).toEqual(ids.map((id) => `${id} ${OPERATIONS[id].method} ${fullPath(id)} ${OPERATIONS[id].access}`).sort());
+    expect(documented.sort()).toEqual(
+      ids.map((id) => `${id} ${OPERATIONS[id].method} ${fullPath(id)} ${OPERATIONS[id].access}`).sort(),
+    );
   });
 
   it("the client's call reaches the route of every operation (never a 404 'route not found' or a 405)", async () => {
     const client = new SluiceClient({ baseUrl: t.baseUrl, apiKey: API_KEY });
     const missed: string[] = [];
     for (const id of routed) {
-      const params = Object.fromEntries([...OPERATIONS[id].path.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((m) => [m[1], "00000000-0000-7000-8000-000000000000"]));
+      const params = Object.fromEntries(
+        [...OPERATIONS[id].path.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((m) => [
+          m[1],
+          "00000000-0000-7000-8000-000000000000",
+        ]),
+      );
       // logout would end nothing here (an API key); every other call is answered by its route, successfully or not
-      const error = await (client.call as (id: OperationId, input: unknown) => Promise<unknown>)(id, { params, ...(OPERATIONS[id].method === "GET" ? {} : { body: {} }) }).then(
+      const error = await (client.call as (id: OperationId, input: unknown) => Promise<unknown>)(id, {
+        params,
+        ...(OPERATIONS[id].method === "GET" ? {} : { body: {} }),
+      }).then(
         () => null,
         (e: unknown) => e,
       );
-      if (error instanceof SluiceApiError && (error.status === 405 || /route not found/.test(error.message))) missed.push(`${id}: ${error.status} ${error.message}`);
+      if (error instanceof SluiceApiError && (error.status === 405 || /route not found/.test(error.message)))
+        missed.push(`${id}: ${error.status} ${error.message}`);
       else if (error !== null && !(error instanceof SluiceApiError)) missed.push(`${id}: ${String(error)}`);
     }
     expect(missed).toEqual([]);

@@ -10,7 +10,10 @@ const BIN = fileURLToPath(new URL("../bin/sluice.js", import.meta.url));
 const children: ChildProcess[] = [];
 
 async function serve(db: string, cwd: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [BIN, "serve", "--host", "127.0.0.1", "--port", "0", "--db", db], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [BIN, "serve", "--host", "127.0.0.1", "--port", "0", "--db", db], {
+    cwd,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   children.push(child);
   const url = await new Promise<string>((resolve, reject) => {
     let out = "";
@@ -62,13 +65,28 @@ describe("crash recovery with a real server process", () => {
 
     const store = await createKnexStore(db);
     const at = new Date().toISOString();
-    await store.runs.insert([{ id: "crashed-run", pipeline_id: pipelineId, status: "pending", trigger: "manual", params: {}, error: null, created_at: at, started_at: null, finished_at: null }]);
+    await store.runs.insert([
+      {
+        id: "crashed-run",
+        pipeline_id: pipelineId,
+        status: "pending",
+        trigger: "manual",
+        params: {},
+        error: null,
+        created_at: at,
+        started_at: null,
+        finished_at: null,
+      },
+    ]);
     expect(await store.runs.claimPending(`${os.hostname()}:${pid}:a1b2c3d4`, 1, at)).toHaveLength(1);
     await store.close();
 
     const second = await serve(db, cwd);
     try {
-      const run = (await (await fetch(`${second.url}/api/runs/crashed-run`)).json()) as { status: string; error: string };
+      const run = (await (await fetch(`${second.url}/api/runs/crashed-run`)).json()) as {
+        status: string;
+        error: string;
+      };
       expect(run).toMatchObject({ status: "failed", error: "interrupted" });
       const resumed = await fetch(`${second.url}/api/runs/crashed-run/resume`, { method: "POST" });
       expect(resumed.status).toBe(202);
@@ -100,17 +118,27 @@ describe("crash recovery with a real server process", () => {
         nodes: [
           { id: "fast", type: "code", config: { code: "return [{ n: 1 }, { n: 2 }, { n: 3 }];" } },
           // sleeps until the time given in the `until` param, so the run is still going when the process dies
-          { id: "slow", type: "code", config: { code: "const wait = Number(params.until) - Date.now(); if (wait > 0) await new Promise(r => setTimeout(r, wait)); return rows;" } },
+          {
+            id: "slow",
+            type: "code",
+            config: {
+              code: "const wait = Number(params.until) - Date.now(); if (wait > 0) await new Promise(r => setTimeout(r, wait)); return rows;",
+            },
+          },
         ],
         edges: [{ from: "fast", to: "slow" }],
       },
     });
     const pipelineId = ((await created.json()) as { id: string }).id;
     const until = String(Date.now() + 4000);
-    const run = (await (await api(first.url, `/pipelines/${pipelineId}/run`, { method: "POST", json: { params: { until } } })).json()) as { id: string };
+    const run = (await (
+      await api(first.url, `/pipelines/${pipelineId}/run`, { method: "POST", json: { params: { until } } })
+    ).json()) as { id: string };
     let slowRunning = false;
     for (let i = 0; i < 300 && !slowRunning; i++) {
-      const state = (await (await api(first.url, `/runs/${run.id}`)).json()) as { node_runs: { node_id: string; status: string }[] };
+      const state = (await (await api(first.url, `/runs/${run.id}`)).json()) as {
+        node_runs: { node_id: string; status: string }[];
+      };
       slowRunning = state.node_runs.some((n) => n.node_id === "slow" && n.status === "running");
       if (!slowRunning) await new Promise((r) => setTimeout(r, 10));
     }

@@ -16,7 +16,11 @@ describe("error bodies carry a stable code", () => {
     const cases: [Promise<Response>, number, string][] = [
       [t.fetch("/no-such-route"), 404, "not_found"],
       [t.fetch("/pipelines/00000000-0000-0000-0000-000000000000"), 404, "not_found"],
-      [t.fetch("/pipelines", { method: "POST", headers: { "content-type": "application/json" }, body: "{oops" }), 400, "bad_request"],
+      [
+        t.fetch("/pipelines", { method: "POST", headers: { "content-type": "application/json" }, body: "{oops" }),
+        400,
+        "bad_request",
+      ],
       [t.fetch("/pipelines", { method: "POST", json: { name: "" } }), 400, "invalid"],
       [t.fetch("/auth/setup", { method: "DELETE" }), 405, "method_not_allowed"],
       [t.fetch("/pipelines", { method: "POST", json: { name: "x", nodes: "not a list" } }), 400, "bad_request"],

@@ -17,7 +17,11 @@ interface Msg {
   [k: string]: unknown;
 }
 
-function open(): Promise<{ ws: WebSocket; messages: Msg[]; until(pred: (m: Msg) => boolean, ms?: number): Promise<Msg> }> {
+function open(): Promise<{
+  ws: WebSocket;
+  messages: Msg[];
+  until(pred: (m: Msg) => boolean, ms?: number): Promise<Msg>;
+}> {
   const ws = new WebSocket(`${t.baseUrl.replace("http", "ws")}/ws`);
   const messages: Msg[] = [];
   const waiters = new Set<{ pred: (m: Msg) => boolean; resolve: (m: Msg) => void }>();
@@ -52,15 +56,27 @@ function open(): Promise<{ ws: WebSocket; messages: Msg[]; until(pred: (m: Msg) 
 const slowPipeline = {
   name: "ws-followed",
   nodes: [
-    { id: "first", type: "code", config: { code: "await new Promise(r => setTimeout(r, 400)); console.log('first done'); return [{ n: 1 }, { n: 2 }];" } },
-    { id: "second", type: "code", config: { code: "await new Promise(r => setTimeout(r, 400)); return rows.map(r => ({ n: r.n * 10 }));" } },
+    {
+      id: "first",
+      type: "code",
+      config: {
+        code: "await new Promise(r => setTimeout(r, 400)); console.log('first done'); return [{ n: 1 }, { n: 2 }];",
+      },
+    },
+    {
+      id: "second",
+      type: "code",
+      config: { code: "await new Promise(r => setTimeout(r, 400)); return rows.map(r => ({ n: r.n * 10 }));" },
+    },
   ],
   edges: [{ from: "first", to: "second" }],
 };
 
 describe("WebSocket follows real runs", () => {
   it("streams a real run's events to its terminal status, and a client reconnecting mid-run catches up with `since`", async () => {
-    const pipeline = (await (await t.fetch("/pipelines", { method: "POST", json: slowPipeline })).json()) as { id: string };
+    const pipeline = (await (await t.fetch("/pipelines", { method: "POST", json: slowPipeline })).json()) as {
+      id: string;
+    };
     const watcher = await open();
     watcher.ws.send(JSON.stringify({ type: "subscribe", pipeline_id: pipeline.id }));
     await watcher.until((m) => m.type === "subscribed");
@@ -69,7 +85,9 @@ describe("WebSocket follows real runs", () => {
     const flaky = await open();
     flaky.ws.send(JSON.stringify({ type: "subscribe", pipeline_id: pipeline.id }));
     await flaky.until((m) => m.type === "subscribed");
-    const run = (await (await t.fetch(`/pipelines/${pipeline.id}/run`, { method: "POST", json: {} })).json()) as { id: string };
+    const run = (await (await t.fetch(`/pipelines/${pipeline.id}/run`, { method: "POST", json: {} })).json()) as {
+      id: string;
+    };
     const started = await flaky.until((m) => m.type === "node.started" && m.node_id === "first");
     const lastSeen = started.seq!;
     flaky.ws.close();
@@ -77,7 +95,9 @@ describe("WebSocket follows real runs", () => {
     const done = await watcher.until((m) => m.type === "run.completed" && m.run_id === run.id);
     expect(done).toMatchObject({ run_id: run.id, pipeline_id: pipeline.id, status: "success" });
     const types = watcher.messages.filter((m) => m.run_id === run.id).map((m) => m.type);
-    expect(types).toEqual(expect.arrayContaining(["run.created", "run.started", "node.started", "node.completed", "log", "run.completed"]));
+    expect(types).toEqual(
+      expect.arrayContaining(["run.created", "run.started", "node.started", "node.completed", "log", "run.completed"]),
+    );
     const completedSecond = watcher.messages.find((m) => m.type === "node.completed" && m.node_id === "second");
     expect(completedSecond).toMatchObject({ row_count: 2, status: "success" });
 
@@ -94,8 +114,12 @@ describe("WebSocket follows real runs", () => {
   });
 
   it("a client that subscribes after the run finished still gets its terminal status", async () => {
-    const pipeline = (await (await t.fetch("/pipelines", { method: "POST", json: { ...slowPipeline, name: "ws-late" } })).json()) as { id: string };
-    const run = (await (await t.fetch(`/pipelines/${pipeline.id}/run`, { method: "POST", json: {} })).json()) as { id: string };
+    const pipeline = (await (
+      await t.fetch("/pipelines", { method: "POST", json: { ...slowPipeline, name: "ws-late" } })
+    ).json()) as { id: string };
+    const run = (await (await t.fetch(`/pipelines/${pipeline.id}/run`, { method: "POST", json: {} })).json()) as {
+      id: string;
+    };
     await t.client.runs.waitUntilTerminal(run.id, { timeoutMs: 15_000 });
     const late = await open();
     late.ws.send(JSON.stringify({ type: "subscribe", run_id: run.id, since: 0 }));

@@ -17,7 +17,13 @@ beforeAll(async () => {
       const url = new URL(req.url ?? "/", "http://x");
       if (req.method === "GET" && url.pathname === "/orders") {
         const page = Number(url.searchParams.get("page") ?? "1");
-        const items = page <= 2 ? [{ id: page * 10 + 1, amount: 5 * page, region: "eu" }, { id: page * 10 + 2, amount: 7, region: "us" }] : [];
+        const items =
+          page <= 2
+            ? [
+                { id: page * 10 + 1, amount: 5 * page, region: "eu" },
+                { id: page * 10 + 2, amount: 7, region: "us" },
+              ]
+            : [];
         res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ data: { items } }));
         return;
       }
@@ -32,7 +38,10 @@ beforeAll(async () => {
   await new Promise<void>((r) => peer.listen(0, "127.0.0.1", r));
   base = `http://127.0.0.1:${(peer.address() as AddressInfo).port}`;
   t = await startTestServer("sqlite");
-  await t.fetch("/connections", { method: "POST", json: { conn_id: "shop-api", type: "http", host: base, login: "bot", password: "pw" } });
+  await t.fetch("/connections", {
+    method: "POST",
+    json: { conn_id: "shop-api", type: "http", host: base, login: "bot", password: "pw" },
+  });
 });
 afterAll(async () => {
   await t?.close();
@@ -41,7 +50,9 @@ afterAll(async () => {
 
 const run = async (body: Record<string, unknown>) => {
   const p = (await (await t.fetch("/pipelines", { method: "POST", json: body })).json()) as { id: string };
-  const { id } = (await (await t.fetch(`/pipelines/${p.id}/run`, { method: "POST", json: {} })).json()) as { id: string };
+  const { id } = (await (await t.fetch(`/pipelines/${p.id}/run`, { method: "POST", json: {} })).json()) as {
+    id: string;
+  };
   return t.client.runs.wait(id, { timeoutMs: 20_000 });
 };
 
@@ -50,13 +61,34 @@ describe("API, sql, condition, union, sink_api and notify nodes in real runs", (
     const result = await run({
       name: "api flow",
       nodes: [
-        { id: "orders", type: "source_api", config: { conn_id: "shop-api", path: "/orders", rows_path: "data.items", page_param: "page", page_size: 2, max_pages: 5 } },
+        {
+          id: "orders",
+          type: "source_api",
+          config: {
+            conn_id: "shop-api",
+            path: "/orders",
+            rows_path: "data.items",
+            page_param: "page",
+            page_size: 2,
+            max_pages: 5,
+          },
+        },
         { id: "extra", type: "code", config: { code: "return [{ id: 99, amount: 1, region: 'eu' }];" } },
         { id: "all", type: "union", config: {} },
-        { id: "totals", type: "sql", config: { sql: "select region, sum(amount) as total, count(*) as n from input group by region order by region" } },
+        {
+          id: "totals",
+          type: "sql",
+          config: {
+            sql: "select region, sum(amount) as total, count(*) as n from input group by region order by region",
+          },
+        },
         { id: "enough", type: "condition", config: { expression: "row_count >= 2" } },
         { id: "push", type: "sink_api", config: { url: `${base}/ingest`, batch_size: 1 } },
-        { id: "tell", type: "notify", config: { url: `${base}/chat`, format: "slack", message: "{{pipeline}}: {{row_count}} regions" } },
+        {
+          id: "tell",
+          type: "notify",
+          config: { url: `${base}/chat`, format: "slack", message: "{{pipeline}}: {{row_count}} regions" },
+        },
       ],
       edges: [
         { from: "orders", to: "all" },
@@ -83,19 +115,28 @@ describe("API, sql, condition, union, sink_api and notify nodes in real runs", (
         { id: "gate", type: "condition", config: { expression: "row_count > 5" } },
         { id: "after", type: "sink_api", config: { url: `${base}/never` } },
       ],
-      edges: [{ from: "gen", to: "gate" }, { from: "gate", to: "after" }],
+      edges: [
+        { from: "gen", to: "gate" },
+        { from: "gate", to: "after" },
+      ],
     });
     expect(skipped.status).toBe("success");
     expect(skipped.node_runs.find((n) => n.node_id === "after")?.status).toBe("skipped");
     expect(posts.some((p) => p.path === "/never")).toBe(false);
 
-    const broken = await run({ name: "broken api", nodes: [{ id: "get", type: "source_api", config: { url: `${base}/broken` } }] });
+    const broken = await run({
+      name: "broken api",
+      nodes: [{ id: "get", type: "source_api", config: { url: `${base}/broken` } }],
+    });
     expect(broken.status).toBe("failed");
     expect(broken.node_runs[0]?.error).toMatch(/503/);
   });
 
   it("a code node that loops forever is stopped by its timeout and the server keeps serving", async () => {
-    const result = await run({ name: "forever", nodes: [{ id: "spin", type: "code", config: { code: "for (;;) {}", timeout: 1 } }] });
+    const result = await run({
+      name: "forever",
+      nodes: [{ id: "spin", type: "code", config: { code: "for (;;) {}", timeout: 1 } }],
+    });
     expect(result.status).toBe("failed");
     expect(result.node_runs[0]?.error).toMatch(/time/i);
     expect((await t.fetch("/health")).status).toBe(200);

@@ -22,35 +22,64 @@ describe.each(dialects)("database nodes against real %s", (dialect) => {
 
   const runPipeline = async (body: Record<string, unknown>, params: Record<string, string> = {}) => {
     const p = (await (await t.fetch("/pipelines", { method: "POST", json: body })).json()) as { id: string };
-    const { id } = (await (await t.fetch(`/pipelines/${p.id}/run`, { method: "POST", json: { params } })).json()) as { id: string };
+    const { id } = (await (await t.fetch(`/pipelines/${p.id}/run`, { method: "POST", json: { params } })).json()) as {
+      id: string;
+    };
     return { pipelineId: p.id, run: await t.client.runs.wait(id, { timeoutMs: 30_000 }) };
   };
   const count = async (table: string) => {
     const { run } = await runPipeline({
       name: `count ${table} ${Math.random()}`,
-      nodes: [{ id: "q", type: "source_db", config: { conn_id: "target", query: `select count(*) as n from ${table}` } }],
+      nodes: [
+        { id: "q", type: "source_db", config: { conn_id: "target", query: `select count(*) as n from ${table}` } },
+      ],
     });
     expect(run.status).toBe("success");
-    const preview = (await (await t.fetch(`/runs/${run.id}/nodes/q/preview`)).json()) as { rows: { n: number | string }[] };
+    const preview = (await (await t.fetch(`/runs/${run.id}/nodes/q/preview`)).json()) as {
+      rows: { n: number | string }[];
+    };
     return Number(preview.rows[0]?.n);
   };
 
   it(`${dialect}: migrate → source_db (bound params) → transform → sink_db upsert; running twice leaves no duplicates`, async () => {
     const setup = await runPipeline({
       name: "setup",
-      nodes: [{ id: "ddl", type: "migrate", config: { conn_id: "target", sql:
-        "create table src (id integer, region varchar(20), amount integer, note varchar(100));" +
-        "insert into src values (1, 'eu', 10, 'it''s; fine'), (2, 'eu', 20, null), (2, 'eu', 20, null), (3, 'us', 5, 'x');" } }],
+      nodes: [
+        {
+          id: "ddl",
+          type: "migrate",
+          config: {
+            conn_id: "target",
+            sql:
+              "create table src (id integer, region varchar(20), amount integer, note varchar(100));" +
+              "insert into src values (1, 'eu', 10, 'it''s; fine'), (2, 'eu', 20, null), (2, 'eu', 20, null), (3, 'us', 5, 'x');",
+          },
+        },
+      ],
     });
     expect(setup.run.status).toBe("success");
     const etl = {
       name: "etl",
       nodes: [
-        { id: "read", type: "source_db", config: { conn_id: "target", query: "select id, region, amount, note from src where region = ${param.region} order by id" } },
+        {
+          id: "read",
+          type: "source_db",
+          config: {
+            conn_id: "target",
+            query: "select id, region, amount, note from src where region = ${param.region} order by id",
+          },
+        },
         { id: "dedupe", type: "transform", config: { rules: [{ type: "deduplicate", columns: ["id"] }] } },
-        { id: "write", type: "sink_db", config: { conn_id: "target", table: "dst", mode: "upsert", conflict_key: ["id", "region"] } },
+        {
+          id: "write",
+          type: "sink_db",
+          config: { conn_id: "target", table: "dst", mode: "upsert", conflict_key: ["id", "region"] },
+        },
       ],
-      edges: [{ from: "read", to: "dedupe" }, { from: "dedupe", to: "write" }],
+      edges: [
+        { from: "read", to: "dedupe" },
+        { from: "dedupe", to: "write" },
+      ],
     };
     const first = await runPipeline(etl, { region: "eu" });
     expect(first.run.status).toBe("success");
@@ -63,7 +92,16 @@ describe.each(dialects)("database nodes against real %s", (dialect) => {
 
   it(`${dialect}: a param like x'); DROP TABLE t; -- is bound as a value and cannot change the statement`, async () => {
     const { run } = await runPipeline(
-      { name: "hostile", nodes: [{ id: "read", type: "source_db", config: { conn_id: "target", query: "select * from src where region = '${param.region}'" } }] },
+      {
+        name: "hostile",
+        nodes: [
+          {
+            id: "read",
+            type: "source_db",
+            config: { conn_id: "target", query: "select * from src where region = '${param.region}'" },
+          },
+        ],
+      },
       { region: "x'); DROP TABLE src; --" },
     );
     expect(run.status).toBe("success");
@@ -103,18 +141,32 @@ describe.each(dialects)("sink_db batches on %s", (dialect) => {
     const target = await createTestDatabase(dialect);
     try {
       await t.fetch("/connections", { method: "POST", json: connectionFor("bulk", target) });
-      const p = (await (await t.fetch("/pipelines", {
-        method: "POST",
-        json: {
-          name: "bulk",
-          nodes: [
-            { id: "gen", type: "code", config: { code: "return Array.from({ length: 2345 }, (_, i) => ({ id: i, label: 'row ' + i, ok: i % 2 === 0 }));" } },
-            { id: "w", type: "sink_db", config: { conn_id: "bulk", table: "bulk_rows", mode: "upsert", conflict_key: "id" } },
-          ],
-          edges: [{ from: "gen", to: "w" }],
-        },
-      })).json()) as { id: string };
-      const { id } = (await (await t.fetch(`/pipelines/${p.id}/run`, { method: "POST", json: {} })).json()) as { id: string };
+      const p = (await (
+        await t.fetch("/pipelines", {
+          method: "POST",
+          json: {
+            name: "bulk",
+            nodes: [
+              {
+                id: "gen",
+                type: "code",
+                config: {
+                  code: "return Array.from({ length: 2345 }, (_, i) => ({ id: i, label: 'row ' + i, ok: i % 2 === 0 }));",
+                },
+              },
+              {
+                id: "w",
+                type: "sink_db",
+                config: { conn_id: "bulk", table: "bulk_rows", mode: "upsert", conflict_key: "id" },
+              },
+            ],
+            edges: [{ from: "gen", to: "w" }],
+          },
+        })
+      ).json()) as { id: string };
+      const { id } = (await (await t.fetch(`/pipelines/${p.id}/run`, { method: "POST", json: {} })).json()) as {
+        id: string;
+      };
       const run = await t.client.runs.wait(id, { timeoutMs: 30_000 });
       expect(run.status).toBe("success");
       expect(run.node_runs.find((n) => n.node_id === "w")?.row_count).toBe(2345);
@@ -132,18 +184,33 @@ describe("a timed-out query is cancelled on the PostgreSQL server", async () => 
     const target = await createTestDatabase("postgres");
     try {
       await t.fetch("/connections", { method: "POST", json: connectionFor("slowdb", target) });
-      const p = (await (await t.fetch("/pipelines", {
-        method: "POST",
-        json: { name: "slow", nodes: [{ id: "sleep", type: "source_db", config: { conn_id: "slowdb", query: "select pg_sleep(30) as slept", timeout: 1 } }] },
-      })).json()) as { id: string };
-      const { id } = (await (await t.fetch(`/pipelines/${p.id}/run`, { method: "POST", json: {} })).json()) as { id: string };
+      const p = (await (
+        await t.fetch("/pipelines", {
+          method: "POST",
+          json: {
+            name: "slow",
+            nodes: [
+              {
+                id: "sleep",
+                type: "source_db",
+                config: { conn_id: "slowdb", query: "select pg_sleep(30) as slept", timeout: 1 },
+              },
+            ],
+          },
+        })
+      ).json()) as { id: string };
+      const { id } = (await (await t.fetch(`/pipelines/${p.id}/run`, { method: "POST", json: {} })).json()) as {
+        id: string;
+      };
       const run = await t.client.runs.wait(id, { timeoutMs: 20_000 });
       expect(run.status).toBe("failed");
       const admin = new pg.Client({ connectionString: target.url });
       await admin.connect();
       let active = 1;
       for (let i = 0; i < 50 && active > 0; i++) {
-        const r = await admin.query("select count(*)::int as n from pg_stat_activity where query like 'select pg_sleep(30)%' and state = 'active'");
+        const r = await admin.query(
+          "select count(*)::int as n from pg_stat_activity where query like 'select pg_sleep(30)%' and state = 'active'",
+        );
         active = (r.rows[0] as { n: number }).n;
         if (active > 0) await new Promise((res) => setTimeout(res, 100));
       }
@@ -158,40 +225,62 @@ describe("a timed-out query is cancelled on the PostgreSQL server", async () => 
 
 describe("PostgreSQL bigint values", async () => {
   const pgAvailable = (await testDialects()).includes("postgres");
-  it.runIf(pgAvailable)("arrive as numbers when exact (larger ones as strings), so a copied table keeps a bigint column", async () => {
-    const t = await startTestServer("sqlite");
-    const target = await createTestDatabase("postgres");
-    try {
-      await t.fetch("/connections", { method: "POST", json: connectionFor("pgdb", target) });
-      const admin = new pg.Client({ connectionString: target.url });
-      await admin.connect();
-      await admin.query("create table ids (id bigint, big bigint); insert into ids values (42, 9223372036854775807), (7, 1)");
-      const p = (await (await t.fetch("/pipelines", {
-        method: "POST",
-        json: {
-          name: "copy ids",
-          nodes: [
-            { id: "read", type: "source_db", config: { conn_id: "pgdb", query: "select id, count(*) over () as total from ids order by id" } },
-            { id: "write", type: "sink_db", config: { conn_id: "pgdb", table: "ids_copy" } },
-            { id: "huge", type: "source_db", config: { conn_id: "pgdb", query: "select big from ids order by id" } },
-          ],
-          edges: [{ from: "read", to: "write" }],
-        },
-      })).json()) as { id: string };
-      const { id } = (await (await t.fetch(`/pipelines/${p.id}/run`, { method: "POST", json: {} })).json()) as { id: string };
-      const run = await t.client.runs.wait(id, { timeoutMs: 20_000 });
-      expect(run.status).toBe("success");
-      expect((await t.client.runs.preview(id, "read")).rows).toEqual([{ id: 7, total: 2 }, { id: 42, total: 2 }]);
-      expect((await t.client.runs.preview(id, "huge")).rows).toEqual([{ big: 1 }, { big: "9223372036854775807" }]);
-      const types = await admin.query("select column_name, data_type from information_schema.columns where table_name = 'ids_copy' order by column_name");
-      await admin.end();
-      expect(types.rows).toEqual([
-        { column_name: "id", data_type: "bigint" },
-        { column_name: "total", data_type: "bigint" },
-      ]);
-    } finally {
-      await t.close();
-      await target.drop();
-    }
-  });
+  it.runIf(pgAvailable)(
+    "arrive as numbers when exact (larger ones as strings), so a copied table keeps a bigint column",
+    async () => {
+      const t = await startTestServer("sqlite");
+      const target = await createTestDatabase("postgres");
+      try {
+        await t.fetch("/connections", { method: "POST", json: connectionFor("pgdb", target) });
+        const admin = new pg.Client({ connectionString: target.url });
+        await admin.connect();
+        await admin.query(
+          "create table ids (id bigint, big bigint); insert into ids values (42, 9223372036854775807), (7, 1)",
+        );
+        const p = (await (
+          await t.fetch("/pipelines", {
+            method: "POST",
+            json: {
+              name: "copy ids",
+              nodes: [
+                {
+                  id: "read",
+                  type: "source_db",
+                  config: { conn_id: "pgdb", query: "select id, count(*) over () as total from ids order by id" },
+                },
+                { id: "write", type: "sink_db", config: { conn_id: "pgdb", table: "ids_copy" } },
+                {
+                  id: "huge",
+                  type: "source_db",
+                  config: { conn_id: "pgdb", query: "select big from ids order by id" },
+                },
+              ],
+              edges: [{ from: "read", to: "write" }],
+            },
+          })
+        ).json()) as { id: string };
+        const { id } = (await (await t.fetch(`/pipelines/${p.id}/run`, { method: "POST", json: {} })).json()) as {
+          id: string;
+        };
+        const run = await t.client.runs.wait(id, { timeoutMs: 20_000 });
+        expect(run.status).toBe("success");
+        expect((await t.client.runs.preview(id, "read")).rows).toEqual([
+          { id: 7, total: 2 },
+          { id: 42, total: 2 },
+        ]);
+        expect((await t.client.runs.preview(id, "huge")).rows).toEqual([{ big: 1 }, { big: "9223372036854775807" }]);
+        const types = await admin.query(
+          "select column_name, data_type from information_schema.columns where table_name = 'ids_copy' order by column_name",
+        );
+        await admin.end();
+        expect(types.rows).toEqual([
+          { column_name: "id", data_type: "bigint" },
+          { column_name: "total", data_type: "bigint" },
+        ]);
+      } finally {
+        await t.close();
+        await target.drop();
+      }
+    },
+  );
 });

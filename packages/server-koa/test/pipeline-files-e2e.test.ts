@@ -23,18 +23,27 @@ const run = async (pipeline: Record<string, unknown>, params: Record<string, str
 describe("file pipelines through the HTTP API", () => {
   it("source_file → transform → join → quality → sink_file writes properly quoted CSV and JSONL", async () => {
     fs.writeFileSync(path.join(root, "orders.csv"), 'id,customer,amount\n1,1,"10.5"\n2,2,3\n2,2,3\n3,1,"7,25"\n');
-    fs.writeFileSync(path.join(root, "customers.jsonl"), '{"customer":1,"name":"Ada \\"The\\" Great, Esq."}\n{"customer":2,"name":"Bob"}\n');
+    fs.writeFileSync(
+      path.join(root, "customers.jsonl"),
+      '{"customer":1,"name":"Ada \\"The\\" Great, Esq."}\n{"customer":2,"name":"Bob"}\n',
+    );
     const result = await run(
       {
         name: "files e2e",
         nodes: [
           { id: "orders", type: "source_file", config: { path: "orders.csv", format: "csv" } },
           { id: "customers", type: "source_file", config: { path: "customers.jsonl", format: "jsonl" } },
-          { id: "clean", type: "transform", config: { rules: [
-            { type: "deduplicate" },
-            { type: "replace", column: "amount", search: ",", replacement: "." },
-            { type: "cast", columns: ["amount", "customer"], to: "float" },
-          ] } },
+          {
+            id: "clean",
+            type: "transform",
+            config: {
+              rules: [
+                { type: "deduplicate" },
+                { type: "replace", column: "amount", search: ",", replacement: "." },
+                { type: "cast", columns: ["amount", "customer"], to: "float" },
+              ],
+            },
+          },
           { id: "joined", type: "join", config: { how: "inner", on: "customer" } },
           { id: "check", type: "quality", config: { checks: [{ type: "not_null", column: "name" }] } },
           { id: "csv", type: "sink_file", config: { path: "out/${param.day}.csv", format: "csv" } },
@@ -56,7 +65,11 @@ describe("file pipelines through the HTTP API", () => {
     expect(fs.readFileSync(path.join(root, "out/2026-11-22.csv"), "utf8")).toBe(
       'customer,id,amount,name\n1,1,10.5,"Ada ""The"" Great, Esq."\n2,2,3,Bob\n1,3,7.25,"Ada ""The"" Great, Esq."\n',
     );
-    const lines = fs.readFileSync(path.join(root, "out/2026-11-22.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = fs
+      .readFileSync(path.join(root, "out/2026-11-22.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines.map((l) => l.amount)).toEqual([10.5, 3, 7.25]);
     const preview = (await (await t.fetch(`/runs/${result.id}/nodes/joined/preview`)).json()) as { rows: unknown[] };
     expect(preview.rows).toHaveLength(3);

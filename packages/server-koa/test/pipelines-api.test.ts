@@ -7,8 +7,20 @@ const dialects = await testDialects();
 
 const twoNodes = {
   nodes: [
-    { id: "src", type: "source_db", name: "Source", config: { conn_id: "pg", query: "select 1" }, position: { x: 0, y: 0 } },
-    { id: "out", type: "sink_file", name: "Out", config: { path: "out.csv", format: "csv" }, position: { x: 200, y: 0 } },
+    {
+      id: "src",
+      type: "source_db",
+      name: "Source",
+      config: { conn_id: "pg", query: "select 1" },
+      position: { x: 0, y: 0 },
+    },
+    {
+      id: "out",
+      type: "sink_file",
+      name: "Out",
+      config: { path: "out.csv", format: "csv" },
+      position: { x: 200, y: 0 },
+    },
   ],
   edges: [{ from: "src", to: "out" }],
 };
@@ -28,7 +40,14 @@ describe.each(dialects)("%s pipelines API", (dialect) => {
     expect(res.status).toBe(201);
     const body = await res.json();
     expect(body.id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(body).toMatchObject({ name: "orders", description: "d", tags: ["x"], params: { a: "1" }, enabled: true, schedule: "*/5 * * * *" });
+    expect(body).toMatchObject({
+      name: "orders",
+      description: "d",
+      tags: ["x"],
+      params: { a: "1" },
+      enabled: true,
+      schedule: "*/5 * * * *",
+    });
     expect(body.nodes).toHaveLength(2);
     expect(body.edges).toEqual([{ from: "src", to: "out" }]);
     expect(body.hooks).toEqual([]);
@@ -47,7 +66,18 @@ describe.each(dialects)("%s pipelines API", (dialect) => {
     expect(summary).not.toHaveProperty("nodes");
     expect(summary).not.toHaveProperty("edges");
     expect(Object.keys(summary ?? {}).sort()).toEqual(
-      ["created_at", "description", "edge_count", "enabled", "id", "name", "node_count", "schedule", "tags", "updated_at"].sort(),
+      [
+        "created_at",
+        "description",
+        "edge_count",
+        "enabled",
+        "id",
+        "name",
+        "node_count",
+        "schedule",
+        "tags",
+        "updated_at",
+      ].sort(),
     );
     const env = await (await t.fetch("/pipelines?page=1&per_page=1")).json();
     expect(env).toMatchObject({ page: 1, per_page: 1, total: list.length, pages: list.length });
@@ -68,7 +98,12 @@ describe.each(dialects)("%s pipelines API", (dialect) => {
     await t.client.pipelines.update(p.id, { schedule: "5 * * * *", enabled: true });
     const versions = await t.client.pipelines.versions(p.id);
     expect(versions.map((v) => v.version)).toEqual([3, 2, 1]);
-    expect(versions[0]).toEqual({ version_id: expect.any(String), version: 3, message: expect.any(String), created_at: expect.any(String) });
+    expect(versions[0]).toEqual({
+      version_id: expect.any(String),
+      version: 3,
+      message: expect.any(String),
+      created_at: expect.any(String),
+    });
   });
 
   it(`${dialect}: a fetched pipeline can be sent back as an update`, async () => {
@@ -87,7 +122,9 @@ describe.each(dialects)("%s pipelines API", (dialect) => {
     expect(rolled.name).toBe("v1 name");
     const after = await t.client.pipelines.versions(p.id);
     expect(after[0]).toMatchObject({ version: 3, message: "rollback to v1" });
-    expect((await t.fetch(`/pipelines/${p.id}/rollback`, { method: "POST", json: { version_id: "nope" } })).status).toBe(404);
+    expect(
+      (await t.fetch(`/pipelines/${p.id}/rollback`, { method: "POST", json: { version_id: "nope" } })).status,
+    ).toBe(404);
     expect((await t.fetch(`/pipelines/${p.id}/rollback`, { method: "POST", json: {} })).status).toBe(400);
   });
 
@@ -111,7 +148,12 @@ describe.each(dialects)("%s pipelines API", (dialect) => {
   });
 
   it(`${dialect}: export then import round-trips, without id or webhook token`, async () => {
-    const p = await t.client.pipelines.create({ name: "exp", webhook_token: "hide-me-0123456789", params: { k: "v" }, ...twoNodes });
+    const p = await t.client.pipelines.create({
+      name: "exp",
+      webhook_token: "hide-me-0123456789",
+      params: { k: "v" },
+      ...twoNodes,
+    });
     const res = await t.fetch(`/pipelines/${p.id}/export`);
     expect(res.status).toBe(200);
     const doc = await res.json();
@@ -127,7 +169,10 @@ describe.each(dialects)("%s pipelines API", (dialect) => {
     expect(created.nodes).toEqual(p.nodes);
     const bare = await t.fetch("/pipelines/import", { method: "POST", json: { name: "bare import" } });
     expect(bare.status).toBe(201);
-    const invalid = await t.fetch("/pipelines/import", { method: "POST", json: { sluice_export: 1, pipeline: { name: "" } } });
+    const invalid = await t.fetch("/pipelines/import", {
+      method: "POST",
+      json: { sluice_export: 1, pipeline: { name: "" } },
+    });
     expect(invalid.status).toBe(400);
   });
 
@@ -162,7 +207,9 @@ describe.each(dialects)("%s pipelines API", (dialect) => {
     expect(proposed.nodes[0]?.errors.join()).toMatch(/conflict_key/);
     const one = await t.client.pipelines.validateNodes(p.id, { node_ids: ["out"] });
     expect(one.nodes.map((n) => n.node_id)).toEqual(["out"]);
-    expect((await t.fetch(`/pipelines/${p.id}/validate-nodes`, { method: "POST", json: { node_ids: ["zz"] } })).status).toBe(404);
+    expect(
+      (await t.fetch(`/pipelines/${p.id}/validate-nodes`, { method: "POST", json: { node_ids: ["zz"] } })).status,
+    ).toBe(404);
   });
 
   it(`${dialect}: bulk enable, disable and delete report per-id results`, async () => {
@@ -175,8 +222,12 @@ describe.each(dialects)("%s pipelines API", (dialect) => {
     const deleted = await t.client.pipelines.bulk({ action: "delete", ids: [a.id, b.id] });
     expect(deleted.succeeded).toEqual([a.id, b.id]);
     expect((await t.fetch(`/pipelines/${a.id}`)).status).toBe(404);
-    expect((await t.fetch("/pipelines/bulk", { method: "POST", json: { action: "explode", ids: ["x"] } })).status).toBe(400);
-    expect((await t.fetch("/pipelines/bulk", { method: "POST", json: { action: "delete", ids: [] } })).status).toBe(400);
+    expect((await t.fetch("/pipelines/bulk", { method: "POST", json: { action: "explode", ids: ["x"] } })).status).toBe(
+      400,
+    );
+    expect((await t.fetch("/pipelines/bulk", { method: "POST", json: { action: "delete", ids: [] } })).status).toBe(
+      400,
+    );
   });
 
   it(`${dialect}: system info reports every spec field from the real database`, async () => {
@@ -213,10 +264,24 @@ describe("lineage and impact over HTTP", () => {
     });
     const dependent = await t.client.pipelines.create({ name: "dependent", depends_on: [reader.id] });
     const lineage = await (await t.fetch("/lineage")).json();
-    expect(lineage.edges).toContainEqual({ from: `pipeline:${writer.id}`, to: "table:dwh/facts", pipeline_id: writer.id });
-    expect(lineage.edges).toContainEqual({ from: "table:dwh/facts", to: `pipeline:${reader.id}`, pipeline_id: reader.id });
+    expect(lineage.edges).toContainEqual({
+      from: `pipeline:${writer.id}`,
+      to: "table:dwh/facts",
+      pipeline_id: writer.id,
+    });
+    expect(lineage.edges).toContainEqual({
+      from: "table:dwh/facts",
+      to: `pipeline:${reader.id}`,
+      pipeline_id: reader.id,
+    });
     const impact = await (await t.fetch(`/pipelines/${writer.id}/impact`)).json();
-    expect(impact.downstream.map((d: { pipeline_id: string; via: string; depth: number }) => [d.pipeline_id, d.via, d.depth])).toEqual([
+    expect(
+      impact.downstream.map((d: { pipeline_id: string; via: string; depth: number }) => [
+        d.pipeline_id,
+        d.via,
+        d.depth,
+      ]),
+    ).toEqual([
       [reader.id, "table", 1],
       [dependent.id, "depends_on", 2],
     ]);
@@ -234,9 +299,13 @@ describe("summary, dashboard and search over HTTP", () => {
   it("answers with the documented shapes and validates the search query", async () => {
     const p = await t.client.pipelines.create({ name: "Searchable Thing" });
     const summary = await (await t.fetch("/pipelines/summary")).json();
-    expect(summary).toEqual([expect.objectContaining({ id: p.id, last_run_status: null, runs_total: 0, runs_success: 0, runs_failed: 0 })]);
+    expect(summary).toEqual([
+      expect.objectContaining({ id: p.id, last_run_status: null, runs_total: 0, runs_success: 0, runs_failed: 0 }),
+    ]);
     const dashboard = await (await t.fetch("/dashboard")).json();
-    expect(Object.keys(dashboard)).toEqual(expect.arrayContaining(["pipelines", "recent_runs", "trends", "top_failing"]));
+    expect(Object.keys(dashboard)).toEqual(
+      expect.arrayContaining(["pipelines", "recent_runs", "trends", "top_failing"]),
+    );
     expect(dashboard.trends).toHaveLength(7);
     const search = await (await t.fetch("/search?q=searchable")).json();
     expect(search).toEqual([{ type: "pipeline", id: p.id, name: "Searchable Thing", description: "" }]);

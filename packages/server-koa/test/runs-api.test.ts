@@ -15,7 +15,16 @@ describe.each(dialects)("%s runs API", (dialect) => {
       name: "runs-api",
       params: { region: "eu" },
       nodes: [
-        { id: "src", type: "source_file", config: { rows: [{ id: 1, v: "a" }, { id: 2, v: null }] } },
+        {
+          id: "src",
+          type: "source_file",
+          config: {
+            rows: [
+              { id: 1, v: "a" },
+              { id: 2, v: null },
+            ],
+          },
+        },
         { id: "work", type: "code", config: { code: "x" } },
       ],
       edges: [{ from: "src", to: "work" }],
@@ -30,9 +39,30 @@ describe.each(dialects)("%s runs API", (dialect) => {
     const accepted = await res.json();
     expect(accepted).toEqual({ id: expect.any(String), pipeline_id: pipelineId, status: "pending" });
     const run = await t.client.runs.waitUntilTerminal(accepted.id);
-    expect(run).toMatchObject({ id: accepted.id, pipeline_id: pipelineId, status: "success", trigger: "manual", params: { region: "eu", day: "1" }, error: null });
-    expect(run.node_runs.map((n) => [n.node_id, n.status, n.row_count]).sort()).toEqual([["src", "success", 2], ["work", "success", 2]]);
-    expect(Object.keys(run.node_runs[0]!).sort()).toEqual(["attempt", "duration_ms", "error", "finished_at", "id", "node_id", "row_count", "run_id", "started_at", "status"]);
+    expect(run).toMatchObject({
+      id: accepted.id,
+      pipeline_id: pipelineId,
+      status: "success",
+      trigger: "manual",
+      params: { region: "eu", day: "1" },
+      error: null,
+    });
+    expect(run.node_runs.map((n) => [n.node_id, n.status, n.row_count]).sort()).toEqual([
+      ["src", "success", 2],
+      ["work", "success", 2],
+    ]);
+    expect(Object.keys(run.node_runs[0]!).sort()).toEqual([
+      "attempt",
+      "duration_ms",
+      "error",
+      "finished_at",
+      "id",
+      "node_id",
+      "row_count",
+      "run_id",
+      "started_at",
+      "status",
+    ]);
 
     const logs = await t.client.runs.logs(run.id);
     expect(logs.length).toBeGreaterThan(0);
@@ -48,7 +78,14 @@ describe.each(dialects)("%s runs API", (dialect) => {
     expect(lines).toHaveLength(logs.length);
     expect(lines[0]).toMatch(/^\d{4}-\d\d-\d\dT[0-9:.]+Z \[info\] \[src\] /);
 
-    expect(await t.client.runs.preview(run.id, "src")).toEqual({ node_id: "src", columns: ["id", "v"], rows: [{ id: 1, v: "a" }, { id: 2, v: null }] });
+    expect(await t.client.runs.preview(run.id, "src")).toEqual({
+      node_id: "src",
+      columns: ["id", "v"],
+      rows: [
+        { id: 1, v: "a" },
+        { id: 2, v: null },
+      ],
+    });
     const profile = await t.client.runs.profile(run.id, "src");
     expect(profile.row_count).toBe(2);
     expect(profile.columns.find((c) => c.name === "v")).toMatchObject({ null_count: 1, distinct_count: 1 });
@@ -72,7 +109,10 @@ describe.each(dialects)("%s runs API", (dialect) => {
   });
 
   it(`${dialect}: backfill 202 with run ids; dry-run keyed by node id without a run record`, async () => {
-    const res = await t.fetch(`/pipelines/${pipelineId}/backfill`, { method: "POST", json: { start_date: "2026-01-01", end_date: "2026-01-03" } });
+    const res = await t.fetch(`/pipelines/${pipelineId}/backfill`, {
+      method: "POST",
+      json: { start_date: "2026-01-01", end_date: "2026-01-03" },
+    });
     expect(res.status).toBe(202);
     const ids = (await res.json()) as string[];
     expect(ids).toHaveLength(3);
@@ -81,7 +121,16 @@ describe.each(dialects)("%s runs API", (dialect) => {
     const before = (await t.client.runs.list(pipelineId)).length;
     const dry = await t.client.runs.dryRun(pipelineId);
     expect(Object.keys(dry).sort()).toEqual(["src", "work"]);
-    expect(dry.work).toEqual({ node_id: "work", name: "work", status: "success", columns: ["id", "v"], rows: [{ id: 1, v: "a" }, { id: 2, v: null }] });
+    expect(dry.work).toEqual({
+      node_id: "work",
+      name: "work",
+      status: "success",
+      columns: ["id", "v"],
+      rows: [
+        { id: 1, v: "a" },
+        { id: 2, v: null },
+      ],
+    });
     expect((await t.client.runs.list(pipelineId)).length).toBe(before);
   });
 
@@ -92,8 +141,27 @@ describe.each(dialects)("%s runs API", (dialect) => {
     expect(failed.status).toBe("failed");
     await expect(t.client.runs.cancel(failed.id)).rejects.toMatchObject({ status: 409 });
     const dlq = await t.client.runs.dlq(pipelineId);
-    expect(dlq[0]).toMatchObject({ run_id: failed.id, node_id: "work", resolved: false, payload: [{ id: 1, v: "a" }, { id: 2, v: null }] });
-    expect(Object.keys(dlq[0]!).sort()).toEqual(["created_at", "error", "id", "node_id", "node_name", "payload", "pipeline_id", "resolved", "resolved_at", "run_id"]);
+    expect(dlq[0]).toMatchObject({
+      run_id: failed.id,
+      node_id: "work",
+      resolved: false,
+      payload: [
+        { id: 1, v: "a" },
+        { id: 2, v: null },
+      ],
+    });
+    expect(Object.keys(dlq[0]!).sort()).toEqual([
+      "created_at",
+      "error",
+      "id",
+      "node_id",
+      "node_name",
+      "payload",
+      "pipeline_id",
+      "resolved",
+      "resolved_at",
+      "run_id",
+    ]);
     expect(await t.client.runs.resolveDlq(pipelineId, dlq[0]!.id)).toEqual({ id: dlq[0]!.id, status: "resolved" });
     expect(await t.client.runs.dlq(pipelineId, { include_resolved: true, limit: 1 })).toHaveLength(1);
 
@@ -107,7 +175,10 @@ describe.each(dialects)("%s runs API", (dialect) => {
   });
 
   it(`${dialect}: a pending run can be cancelled (200)`, async () => {
-    const slow = await t.client.pipelines.create({ name: "slow", nodes: [{ id: "s", type: "code", config: { code: "x", sleep_ms: 200 } }] });
+    const slow = await t.client.pipelines.create({
+      name: "slow",
+      nodes: [{ id: "s", type: "code", config: { code: "x", sleep_ms: 200 } }],
+    });
     const run = await t.client.runs.trigger(slow.id);
     expect(await t.client.runs.cancel(run.id)).toEqual({ id: run.id, status: "cancelled" });
     const done = await t.client.runs.waitUntilTerminal(run.id);
@@ -115,7 +186,10 @@ describe.each(dialects)("%s runs API", (dialect) => {
   });
 
   it(`${dialect}: bad input is 4xx with an error body, never 500`, async () => {
-    const invalid = await t.client.pipelines.create({ name: "invalid", nodes: [{ id: "c", type: "condition", config: {} }] });
+    const invalid = await t.client.pipelines.create({
+      name: "invalid",
+      nodes: [{ id: "c", type: "condition", config: {} }],
+    });
     const cases: [string, string, unknown, number][] = [
       ["POST", `/pipelines/${invalid.id}/run`, {}, 422],
       ["POST", `/pipelines/${pipelineId}/run`, { params: { a: 1 } }, 400],
@@ -153,7 +227,11 @@ describe.each(dialects)("%s runs API", (dialect) => {
       expect(typeof body.error).toBe("string");
       if (status === 422) expect(body.errors).toEqual([expect.stringContaining("node 'c'")]);
     }
-    const malformed = await t.fetch(`/pipelines/${pipelineId}/run`, { method: "POST", body: "{oops", headers: { "content-type": "application/json" } });
+    const malformed = await t.fetch(`/pipelines/${pipelineId}/run`, {
+      method: "POST",
+      body: "{oops",
+      headers: { "content-type": "application/json" },
+    });
     expect(malformed.status).toBe(400);
     await expect(t.client.runs.get("missing")).rejects.toBeInstanceOf(SluiceApiError);
   });

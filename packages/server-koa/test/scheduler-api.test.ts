@@ -30,25 +30,37 @@ describe("scheduler on a real server", () => {
   });
   afterAll(async () => t?.close());
 
-  const create = async (body: Record<string, unknown>) => (await (await t.fetch("/pipelines", { method: "POST", json: body })).json()) as { id: string };
-  const runsOf = async (id: string) => (await (await t.fetch(`/pipelines/${id}/runs`)).json()) as { id: string; trigger: string; status: string }[];
+  const create = async (body: Record<string, unknown>) =>
+    (await (await t.fetch("/pipelines", { method: "POST", json: body })).json()) as { id: string };
+  const runsOf = async (id: string) =>
+    (await (await t.fetch(`/pipelines/${id}/runs`)).json()) as { id: string; trigger: string; status: string }[];
 
-  it("a `* * * * *` schedule produces a `schedule` run within the minute; disabling unregisters it", { timeout: 75_000 }, async () => {
-    const p = await create({ name: "every-minute", schedule: "* * * * *", schedule_timezone: "Europe/Berlin" });
-    const status = (await (await t.fetch("/scheduler/status")).json()) as StatusEntry[];
-    const entry = status.find((s) => s.pipeline_id === p.id);
-    expect(entry).toMatchObject({ pipeline_name: "every-minute", schedule: "* * * * *", timezone: "Europe/Berlin", enabled: true, last_run: null });
-    expect(new Date(entry!.next_run!).getUTCSeconds()).toBe(0);
-    expect(new Date(entry!.next_run!).getTime() - Date.now()).toBeLessThanOrEqual(60_000);
+  it(
+    "a `* * * * *` schedule produces a `schedule` run within the minute; disabling unregisters it",
+    { timeout: 75_000 },
+    async () => {
+      const p = await create({ name: "every-minute", schedule: "* * * * *", schedule_timezone: "Europe/Berlin" });
+      const status = (await (await t.fetch("/scheduler/status")).json()) as StatusEntry[];
+      const entry = status.find((s) => s.pipeline_id === p.id);
+      expect(entry).toMatchObject({
+        pipeline_name: "every-minute",
+        schedule: "* * * * *",
+        timezone: "Europe/Berlin",
+        enabled: true,
+        last_run: null,
+      });
+      expect(new Date(entry!.next_run!).getUTCSeconds()).toBe(0);
+      expect(new Date(entry!.next_run!).getTime() - Date.now()).toBeLessThanOrEqual(60_000);
 
-    const run = await poll(async () => (await runsOf(p.id))[0], 70_000);
-    expect(run.trigger).toBe("schedule");
+      const run = await poll(async () => (await runsOf(p.id))[0], 70_000);
+      expect(run.trigger).toBe("schedule");
 
-    await t.fetch(`/pipelines/${p.id}`, { method: "PUT", json: { enabled: false } });
-    const after = (await (await t.fetch("/scheduler/status")).json()) as StatusEntry[];
-    expect(after.find((s) => s.pipeline_id === p.id)).toMatchObject({ enabled: false, next_run: null });
-    expect(after.find((s) => s.pipeline_id === p.id)?.last_run).not.toBeNull();
-  });
+      await t.fetch(`/pipelines/${p.id}`, { method: "PUT", json: { enabled: false } });
+      const after = (await (await t.fetch("/scheduler/status")).json()) as StatusEntry[];
+      expect(after.find((s) => s.pipeline_id === p.id)).toMatchObject({ enabled: false, next_run: null });
+      expect(after.find((s) => s.pipeline_id === p.id)?.last_run).not.toBeNull();
+    },
+  );
 
   it("GET /pipelines/{id}/deps reports each dependency's last status and whether it is satisfied", async () => {
     const upstream = await create({ name: "upstream" });
@@ -56,7 +68,9 @@ describe("scheduler on a real server", () => {
     const before = (await (await t.fetch(`/pipelines/${down.id}/deps`)).json()) as unknown[];
     expect(before).toEqual([{ pipeline_id: upstream.id, name: "upstream", last_status: null, satisfied: false }]);
 
-    const triggered = (await (await t.fetch(`/pipelines/${upstream.id}/run`, { method: "POST", json: {} })).json()) as { id: string };
+    const triggered = (await (await t.fetch(`/pipelines/${upstream.id}/run`, { method: "POST", json: {} })).json()) as {
+      id: string;
+    };
     await poll(async () => {
       const run = (await (await t.fetch(`/runs/${triggered.id}`)).json()) as { status: string };
       return run.status === "success" ? run : undefined;
@@ -83,11 +97,18 @@ describe("scheduler on a real server", () => {
         name: "hooked",
         hooks: [{ event: "run.succeeded", type: "webhook", url, headers: { "x-secret": "abc" }, enabled: true }],
       });
-      const triggered = (await (await t.fetch(`/pipelines/${p.id}/run`, { method: "POST", json: {} })).json()) as { id: string };
+      const triggered = (await (await t.fetch(`/pipelines/${p.id}/run`, { method: "POST", json: {} })).json()) as {
+        id: string;
+      };
       const hit = await poll(async () => received[0], 10_000);
       expect(hit.headers["content-type"]).toContain("application/json");
       expect(hit.headers["x-secret"]).toBe("abc");
-      expect(hit.body).toMatchObject({ event: "run.succeeded", pipeline_id: p.id, run_id: triggered.id, status: "success" });
+      expect(hit.body).toMatchObject({
+        event: "run.succeeded",
+        pipeline_id: p.id,
+        run_id: triggered.id,
+        status: "success",
+      });
       const logs = await poll(async () => {
         const lines = (await (await t.fetch(`/runs/${triggered.id}/logs`)).json()) as { message: string }[];
         return lines.some((l) => /hook/i.test(l.message)) ? lines : undefined;

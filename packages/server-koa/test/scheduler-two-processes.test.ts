@@ -64,7 +64,10 @@ describe("two sluice processes on one PostgreSQL database", () => {
       await new Promise((r) => setTimeout(r, secondSlot - Date.now() + 5_000));
       const client = new pg.Client({ connectionString: db.url });
       await client.connect();
-      const { rows } = await client.query<{ created_at: string }>("select created_at from runs where pipeline_id = $1 and trigger = 'schedule' order by created_at", [id]);
+      const { rows } = await client.query<{ created_at: string }>(
+        "select created_at from runs where pipeline_id = $1 and trigger = 'schedule' order by created_at",
+        [id],
+      );
       await client.end();
       const minutes = rows.map((r) => Math.floor(Date.parse(r.created_at) / 60_000) * 60_000);
       expect(minutes).toContain(firstSlot);

@@ -9,7 +9,8 @@ import { startTestServer, type TestServer } from "../../../test-support/http.js"
  * A source_db query that keeps SQLite busy inside one step for many seconds (about 5–15 s on a 2-core machine):
  * better-sqlite3 is synchronous, so on the main thread it would freeze every request until it ended.
  */
-const LONG_QUERY = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 30000000) SELECT count(*) AS n FROM c";
+const LONG_QUERY =
+  "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 30000000) SELECT count(*) AS n FROM c";
 
 interface RunBody {
   status: string;
@@ -27,7 +28,10 @@ beforeAll(async () => {
   const db = new Database(file);
   db.exec("CREATE TABLE t (x INTEGER)");
   db.close();
-  const res = await t.fetch("/connections", { method: "POST", json: { conn_id: "slow_sqlite", type: "sqlite", host: file } });
+  const res = await t.fetch("/connections", {
+    method: "POST",
+    json: { conn_id: "slow_sqlite", type: "sqlite", host: file },
+  });
   expect(res.status).toBe(201);
 });
 
@@ -39,14 +43,21 @@ afterAll(async () => {
 /** Starts a run of a one-node pipeline with the long query and waits (polling) until its node is running. */
 async function startLongQuery(name: string): Promise<string> {
   const p = (await (
-    await t.fetch("/pipelines", { method: "POST", json: { name, nodes: [{ id: "slow", type: "source_db", config: { conn_id: "slow_sqlite", query: LONG_QUERY } }] } })
+    await t.fetch("/pipelines", {
+      method: "POST",
+      json: { name, nodes: [{ id: "slow", type: "source_db", config: { conn_id: "slow_sqlite", query: LONG_QUERY } }] },
+    })
   ).json()) as { id: string };
-  const { id } = (await (await t.fetch(`/pipelines/${p.id}/run`, { method: "POST", json: {} })).json()) as { id: string };
+  const { id } = (await (await t.fetch(`/pipelines/${p.id}/run`, { method: "POST", json: {} })).json()) as {
+    id: string;
+  };
   const deadline = Date.now() + 20_000;
   for (;;) {
     const run = await getRun(id);
     if (run.node_runs.some((n) => n.node_id === "slow" && n.status === "running")) return id;
-    expect(run.status, `the run ended before the query could be observed: ${JSON.stringify(run)}`).not.toMatch(/success|failed|cancelled/);
+    expect(run.status, `the run ended before the query could be observed: ${JSON.stringify(run)}`).not.toMatch(
+      /success|failed|cancelled/,
+    );
     if (Date.now() > deadline) throw new Error("the query node did not start within 20 s");
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -74,7 +85,12 @@ async function cancelAndWait(id: string): Promise<{ status: string; node: string
     await new Promise((r) => setTimeout(r, 25));
     run = await getRun(id);
   }
-  return { status: run.status, node: slowNode(run)?.status ?? "", ms: performance.now() - started, error: slowNode(run)?.error ?? "" };
+  return {
+    status: run.status,
+    node: slowNode(run)?.status ?? "",
+    ms: performance.now() - started,
+    error: slowNode(run)?.error ?? "",
+  };
 }
 
 const slowNode = (run: RunBody) => run.node_runs.find((n) => n.node_id === "slow");

@@ -13,7 +13,9 @@ describe.each(dialects)("%s webhook trigger", (dialect) => {
   afterAll(async () => t?.close());
 
   const pipeline = async (webhook_token: string | null) =>
-    (await (await t.fetch("/pipelines", { method: "POST", json: { name: `wh-${Math.random()}`, webhook_token } })).json()) as { id: string };
+    (await (
+      await t.fetch("/pipelines", { method: "POST", json: { name: `wh-${Math.random()}`, webhook_token } })
+    ).json()) as { id: string };
 
   it(`${dialect}: without a configured token answers 403; a wrong or missing token 401`, async () => {
     const open = await pipeline(null);
@@ -23,31 +25,49 @@ describe.each(dialects)("%s webhook trigger", (dialect) => {
     expect(wrong.status).toBe(401);
     expect(await wrong.json()).toHaveProperty("error");
     expect((await t.fetch(`/pipelines/${p.id}/webhook`, { method: "POST" })).status).toBe(401);
-    expect((await t.fetch(`/pipelines/00000000-0000-0000-0000-000000000000/webhook?token=x`, { method: "POST" })).status).toBe(404);
+    expect(
+      (await t.fetch(`/pipelines/00000000-0000-0000-0000-000000000000/webhook?token=x`, { method: "POST" })).status,
+    ).toBe(404);
   });
 
   it(`${dialect}: accepts the token in the query or X-Webhook-Token, queues a webhook run with the params, then rate-limits`, async () => {
     const p = await pipeline("tok-1-0123456789abcdef");
-    const res = await t.fetch(`/pipelines/${p.id}/webhook?token=tok-1-0123456789abcdef`, { method: "POST", json: { params: { date: "2026-01-02" } } });
+    const res = await t.fetch(`/pipelines/${p.id}/webhook?token=tok-1-0123456789abcdef`, {
+      method: "POST",
+      json: { params: { date: "2026-01-02" } },
+    });
     expect(res.status).toBe(202);
     const accepted = (await res.json()) as { run_id: string; pipeline_id: string; status: string };
     expect(accepted).toMatchObject({ pipeline_id: p.id, status: "pending" });
-    const run = (await (await t.fetch(`/runs/${accepted.run_id}`)).json()) as { trigger: string; params: Record<string, string> };
+    const run = (await (await t.fetch(`/runs/${accepted.run_id}`)).json()) as {
+      trigger: string;
+      params: Record<string, string>;
+    };
     expect(run.trigger).toBe("webhook");
     expect(run.params).toMatchObject({ date: "2026-01-02" });
 
-    const limited = await t.fetch(`/pipelines/${p.id}/webhook`, { method: "POST", headers: { "x-webhook-token": "tok-1-0123456789abcdef" } });
+    const limited = await t.fetch(`/pipelines/${p.id}/webhook`, {
+      method: "POST",
+      headers: { "x-webhook-token": "tok-1-0123456789abcdef" },
+    });
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
 
     const other = await pipeline("tok-2-0123456789abcdef");
-    const viaHeader = await t.fetch(`/pipelines/${other.id}/webhook`, { method: "POST", headers: { "x-webhook-token": "tok-2-0123456789abcdef" } });
+    const viaHeader = await t.fetch(`/pipelines/${other.id}/webhook`, {
+      method: "POST",
+      headers: { "x-webhook-token": "tok-2-0123456789abcdef" },
+    });
     expect(viaHeader.status).toBe(202);
   });
 
   it(`${dialect}: an Idempotency-Key repeat returns the same run instead of a new one (and is not rate-limited)`, async () => {
     const p = await pipeline("tok-3-0123456789abcdef");
-    const send = () => t.fetch(`/pipelines/${p.id}/webhook?token=tok-3-0123456789abcdef`, { method: "POST", headers: { "idempotency-key": "evt-42" } });
+    const send = () =>
+      t.fetch(`/pipelines/${p.id}/webhook?token=tok-3-0123456789abcdef`, {
+        method: "POST",
+        headers: { "idempotency-key": "evt-42" },
+      });
     const first = (await (await send()).json()) as { run_id: string };
     const again = await send();
     expect(again.status).toBe(202);
@@ -58,7 +78,10 @@ describe.each(dialects)("%s webhook trigger", (dialect) => {
 
   it(`${dialect}: rejects a malformed body with 400 and no run`, async () => {
     const p = await pipeline("tok-4-0123456789abcdef");
-    const bad = await t.fetch(`/pipelines/${p.id}/webhook?token=tok-4-0123456789abcdef`, { method: "POST", json: { params: { n: 5 } } });
+    const bad = await t.fetch(`/pipelines/${p.id}/webhook?token=tok-4-0123456789abcdef`, {
+      method: "POST",
+      json: { params: { n: 5 } },
+    });
     expect(bad.status).toBe(400);
     const runs = (await (await t.fetch(`/pipelines/${p.id}/runs`)).json()) as unknown[];
     expect(runs).toHaveLength(0);
@@ -80,7 +103,9 @@ describe("webhook with users", () => {
       json: { name: "auth-wh", webhook_token: "tok-auth-0123456789abcdef" },
     });
     const p = (await created.json()) as { id: string };
-    expect((await t.fetch(`/pipelines/${p.id}/webhook?token=tok-auth-0123456789abcdef`, { method: "POST" })).status).toBe(202);
+    expect(
+      (await t.fetch(`/pipelines/${p.id}/webhook?token=tok-auth-0123456789abcdef`, { method: "POST" })).status,
+    ).toBe(202);
     expect((await t.fetch(`/pipelines/${p.id}/webhook?token=bad`, { method: "POST" })).status).toBe(401);
   });
 });

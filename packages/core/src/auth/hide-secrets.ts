@@ -16,7 +16,8 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> => {
 /**
  * A response body as `principal` may see it. For callers without PIPELINE_SECRETS_PERMISSION, every object that
  * carries `webhook_token` — wherever a pipeline is serialized (get, list, summary, search, dashboard, export, …)
- * — carries `webhook_configured: true|false` in its place, and every `hooks` list shows their header values and their URL
+ * — carries `webhook_configured: true|false` in its place, and every `hooks` list shows their header values and their
+ * URL
  * beyond the origin (Slack-style hook URLs are credentials) as `********`. Applied by adapters to every response,
  * so a new route cannot forget it. Values other than plain objects and arrays pass through untouched.
  */
@@ -45,7 +46,9 @@ function maskedHook(hook: unknown): unknown {
   return {
     ...rest,
     ...(url !== undefined ? { url: maskedUrl(url) } : {}),
-    ...(isPlainObject(headers) ? { headers: Object.fromEntries(Object.keys(headers).map((name) => [name, MASK])) } : {}),
+    ...(isPlainObject(headers)
+      ? { headers: Object.fromEntries(Object.keys(headers).map((name) => [name, MASK])) }
+      : {}),
   };
 }
 
@@ -53,7 +56,9 @@ function maskedHook(hook: unknown): unknown {
 function maskedUrl(url: unknown): string {
   try {
     const parsed = new URL(String(url));
-    return parsed.pathname === "/" && !parsed.search && !parsed.username && !parsed.password ? parsed.origin : `${parsed.origin}/${MASK}`;
+    return parsed.pathname === "/" && !parsed.search && !parsed.username && !parsed.password
+      ? parsed.origin
+      : `${parsed.origin}/${MASK}`;
   } catch {
     return MASK;
   }

@@ -5,7 +5,14 @@ import type { Role } from "../model/user.js";
  * What each role holds (docs/security.md). Permission names are in `model/permissions.ts`; what each operation needs
  * is its `access` in the operation table (`model/operations.ts`).
  */
-const VIEWER: readonly Permission[] = ["pipelines.read", "runs.read", "connections.read", "variables.read", "system.read", "auth.self"];
+const VIEWER: readonly Permission[] = [
+  "pipelines.read",
+  "runs.read",
+  "connections.read",
+  "variables.read",
+  "system.read",
+  "auth.self",
+];
 const EDITOR: readonly Permission[] = [
   ...VIEWER,
   "pipelines.write",

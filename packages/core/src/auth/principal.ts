@@ -25,6 +25,14 @@ export interface Credentials {
   readonly queryToken?: string;
 }
 
-export const API_KEY_IDENTITY: User = Object.freeze({ id: "api-key", username: "api-key", role: "admin" satisfies Role });
+export const API_KEY_IDENTITY: User = Object.freeze({
+  id: "api-key",
+  username: "api-key",
+  role: "admin" satisfies Role,
+});
 /** Open mode: nobody is signed in and everything is allowed. */
-export const OPEN_MODE_IDENTITY: User = Object.freeze({ id: "anonymous", username: "anonymous", role: "superadmin" satisfies Role });
+export const OPEN_MODE_IDENTITY: User = Object.freeze({
+  id: "anonymous",
+  username: "anonymous",
+  role: "superadmin" satisfies Role,
+});

@@ -27,15 +27,16 @@ function normalizedOrigin(value: string): string | null {
 
 /**
  * Cross-site request forgery: a page on another origin can make a browser send the session cookie, but cannot
- * set an Authorization or X-API-Key header (nor know a `?token=`). So a state-changing request that carries no header credential (only
- * the cookie, or nothing — open mode, login) must come from this origin or a trusted one. Returns why the request
- * is refused, or null when it may proceed. Requests without `Origin` and `Sec-Fetch-Site` (API clients, older
- * tools) pass: browsers send `Origin` on every cross-origin POST and WebSocket upgrade.
+ * set an Authorization or X-API-Key header (nor know a `?token=`). So a state-changing request that carries no
+ * header credential (only the cookie, or nothing — open mode, login) must come from this origin or a trusted one.
+ * Returns why the request is refused, or null when it may proceed. Requests without `Origin` and `Sec-Fetch-Site`
+ * (API clients, older tools) pass: browsers send `Origin` on every cross-origin POST and WebSocket upgrade.
  */
 export function crossSiteRefusal(request: BrowserRequest): string | null {
   const { bearer, apiKey, cookie, queryToken } = request.credentials;
   // credentials a page on another origin cannot have; `?token=` counts only when no cookie outranks it
-  const headerCredential = bearer !== undefined || apiKey !== undefined || (queryToken !== undefined && cookie === undefined);
+  const headerCredential =
+    bearer !== undefined || apiKey !== undefined || (queryToken !== undefined && cookie === undefined);
   if (!request.changesState || headerCredential) return null;
   // the browser itself vouches for same-origin; it also covers a TLS proxy whose scheme the server cannot see
   const site = request.secFetchSite?.trim().toLowerCase();

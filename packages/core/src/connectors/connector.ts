@@ -19,7 +19,9 @@ export interface GuardedNetwork {
 
 /** The guarded network for a resolver (default: system DNS and the shared guarded HTTP client). */
 export function guardedNetwork(resolver?: DnsResolver): GuardedNetwork {
-  return resolver ? { resolver, http: createHttpClient({ resolver }) } : { resolver: systemDnsResolver, http: defaultHttpClient() };
+  return resolver
+    ? { resolver, http: createHttpClient({ resolver }) }
+    : { resolver: systemDnsResolver, http: defaultHttpClient() };
 }
 
 /** One connection type: its label and fields (SPEC part 2), how its URI is built and how it is tested. */

@@ -41,7 +41,9 @@ export interface NodeContext {
   render(text: string): Promise<string>;
   /** Renders a SQL string: every `${...}` becomes a `?` placeholder with its value bound, never raw SQL text. */
   renderSql(sql: string): Promise<BoundSql>;
-  /** A stored connection with secrets decrypted and file paths confined to the roots; unknown conn_id fails the node. */
+  /**
+   * A stored connection with secrets decrypted and file paths confined to the roots; unknown conn_id fails the node.
+   */
   connection(connId: string): Promise<ResolvedConnection>;
   /** Outbound HTTP (source_api, sink_api, notify): SSRF-guarded, redirects re-checked. */
   readonly http: HttpClient;

@@ -66,7 +66,10 @@ export class SecretScrubber {
     this.pattern = null;
   }
 
-  /** Records a connection's secrets: password, `login:password` as Basic auth, secret-named `extra` keys, all of `extra.headers`. */
+  /**
+   * Records a connection's secrets: password, `login:password` as Basic auth, secret-named `extra` keys, all of
+   * `extra.headers`.
+   */
   addConnection(c: ConnectionFields): void {
     this.add(c.password);
     if (c.login && c.password) this.add(`${c.login}:${c.password}`);

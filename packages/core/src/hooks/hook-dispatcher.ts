@@ -36,15 +36,32 @@ export class HookDispatcher {
       this.deps.events.on(type, fn as never);
       this.unsubscribers.push(() => this.deps.events.off(type, fn as never));
     };
-    sub("run.started", (e) => this.dispatch("run.started", e.pipeline_id, { run_id: e.run_id, status: e.status, timestamp: e.timestamp }));
-    sub("run.completed", (e) => this.dispatch("run.succeeded", e.pipeline_id, { run_id: e.run_id, status: e.status, timestamp: e.timestamp }));
+    sub("run.started", (e) =>
+      this.dispatch("run.started", e.pipeline_id, { run_id: e.run_id, status: e.status, timestamp: e.timestamp }),
+    );
+    sub("run.completed", (e) =>
+      this.dispatch("run.succeeded", e.pipeline_id, { run_id: e.run_id, status: e.status, timestamp: e.timestamp }),
+    );
     sub("run.failed", (e) =>
-      this.dispatch("run.failed", e.pipeline_id, { run_id: e.run_id, status: e.status, error: e.error ?? null, timestamp: e.timestamp }),
+      this.dispatch("run.failed", e.pipeline_id, {
+        run_id: e.run_id,
+        status: e.status,
+        error: e.error ?? null,
+        timestamp: e.timestamp,
+      }),
     );
     sub("node.failed", (e) =>
-      this.dispatch("node.failed", e.pipeline_id, { run_id: e.run_id, node_id: e.node_id, status: e.status, error: e.error, timestamp: e.timestamp }),
+      this.dispatch("node.failed", e.pipeline_id, {
+        run_id: e.run_id,
+        node_id: e.node_id,
+        status: e.status,
+        error: e.error,
+        timestamp: e.timestamp,
+      }),
     );
-    sub("sla.missed", (e) => this.dispatch("sla.missed", e.pipeline_id, { date: e.date, deadline: e.deadline, timestamp: e.timestamp }));
+    sub("sla.missed", (e) =>
+      this.dispatch("sla.missed", e.pipeline_id, { date: e.date, deadline: e.deadline, timestamp: e.timestamp }),
+    );
   }
 
   async stop(): Promise<void> {
@@ -59,17 +76,27 @@ export class HookDispatcher {
 
   private dispatch(event: HookEvent, pipelineId: string, facts: Partial<HookPayload> & { timestamp: string }): void {
     const task = this.deliverAll(event, pipelineId, facts).catch((err: unknown) =>
-      this.deps.logger.error("hook dispatch failed", { pipeline_id: pipelineId, event, error: err instanceof Error ? err.message : String(err) }),
+      this.deps.logger.error("hook dispatch failed", {
+        pipeline_id: pipelineId,
+        event,
+        error: err instanceof Error ? err.message : String(err),
+      }),
     );
     this.pending.add(task);
     void task.finally(() => this.pending.delete(task));
   }
 
-  private async deliverAll(event: HookEvent, pipelineId: string, facts: Partial<HookPayload> & { timestamp: string }): Promise<void> {
+  private async deliverAll(
+    event: HookEvent,
+    pipelineId: string,
+    facts: Partial<HookPayload> & { timestamp: string },
+  ): Promise<void> {
     const pipeline = await this.deps.store.pipelines.get(pipelineId);
     if (!pipeline) return;
     // numbered as in the pipeline (1-based): logs name a hook by number and origin, never by its full URL
-    const hooks = pipeline.hooks.map((hook, i) => ({ hook, number: i + 1 })).filter(({ hook }) => hook.enabled && hook.event === event);
+    const hooks = pipeline.hooks
+      .map((hook, i) => ({ hook, number: i + 1 }))
+      .filter(({ hook }) => hook.enabled && hook.event === event);
     if (hooks.length === 0) return;
     const payload: HookPayload = {
       event,
@@ -103,15 +130,25 @@ export class HookDispatcher {
           signal: AbortSignal.timeout(this.deps.timeoutMs ?? 10_000),
         });
         if (res.status >= 200 && res.status < 300) {
-          await this.record(payload, "info", `hook ${target} ${payload.event} delivered (HTTP ${res.status}, attempt ${attempt + 1})`);
+          await this.record(
+            payload,
+            "info",
+            `hook ${target} ${payload.event} delivered (HTTP ${res.status}, attempt ${attempt + 1})`,
+          );
           return;
         }
         lastError = `HTTP ${res.status}`;
       } catch (err) {
-        lastError = scrubber.scrub(err instanceof Error ? (err.name === "TimeoutError" ? "timed out" : err.message) : String(err));
+        lastError = scrubber.scrub(
+          err instanceof Error ? (err.name === "TimeoutError" ? "timed out" : err.message) : String(err),
+        );
       }
     }
-    await this.record(payload, "warning", `hook ${target} ${payload.event} failed after ${retries + 1} attempts: ${lastError}`);
+    await this.record(
+      payload,
+      "warning",
+      `hook ${target} ${payload.event} failed after ${retries + 1} attempts: ${lastError}`,
+    );
   }
 
   private async record(payload: HookPayload, level: LogLevel, message: string): Promise<void> {

@@ -20,7 +20,12 @@ export class SluiceMetrics {
   constructor(private readonly deps: { store: Store; events: SluiceEvents }) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: "sluice_process_" });
-    this.runsTotal = new Counter({ name: "sluice_runs_total", help: "Runs finished, by final status", labelNames: ["status"], registers });
+    this.runsTotal = new Counter({
+      name: "sluice_runs_total",
+      help: "Runs finished, by final status",
+      labelNames: ["status"],
+      registers,
+    });
     this.runDuration = new Histogram({
       name: "sluice_run_duration_seconds",
       help: "Run duration from start to finish",
@@ -28,7 +33,12 @@ export class SluiceMetrics {
       buckets: DURATION_BUCKETS,
       registers,
     });
-    this.nodeRunsTotal = new Counter({ name: "sluice_node_runs_total", help: "Node runs finished, by status", labelNames: ["status"], registers });
+    this.nodeRunsTotal = new Counter({
+      name: "sluice_node_runs_total",
+      help: "Node runs finished, by status",
+      labelNames: ["status"],
+      registers,
+    });
     this.nodeDuration = new Histogram({
       name: "sluice_node_duration_seconds",
       help: "Node run duration",

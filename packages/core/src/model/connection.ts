@@ -1,6 +1,5 @@
 import { z } from "zod";
 
-
 export const CONNECTION_TYPES = ["postgres", "mysql", "sqlite", "http", "sftp", "s3", "generic"] as const;
 export type ConnectionType = (typeof CONNECTION_TYPES)[number];
 
@@ -60,7 +59,12 @@ const connectionFields = {
 
 export const ConnectionCreateSchema = z
   .object({
-    conn_id: z.string({ error: "conn_id is required" }).regex(CONN_ID_PATTERN, "conn_id must be a slug: lowercase letters, digits, _ and -, starting with a letter or digit, at most 63 characters"),
+    conn_id: z
+      .string({ error: "conn_id is required" })
+      .regex(
+        CONN_ID_PATTERN,
+        "conn_id must be a slug: lowercase letters, digits, _ and -, starting with a letter or digit, at most 63 characters",
+      ),
     ...connectionFields,
     id: z.unknown().optional(),
     created_at: z.unknown().optional(),

@@ -33,7 +33,6 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<SluiceErrorCode, number>> = Ob
   internal: 500,
 });
 
-
 /** The code for an HTTP status that did not come from a SluiceError (body parser, router): the first with it. */
 export function errorCodeForStatus(status: number): SluiceErrorCode {
   const found = ERROR_CODES.find((code) => HTTP_STATUS_BY_CODE[code] === status);

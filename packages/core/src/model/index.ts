@@ -16,5 +16,12 @@ export * from "./insights.js";
 export * from "./error-codes.js";
 export * from "./permissions.js";
 // explicit: the client prints every exported type of the model as plain TypeScript, and these helpers are generic
-export { OPERATIONS, pathParamNames, fillPath, type OperationId, type OperationSpec, type HttpMethod } from "./operations.js";
+export {
+  OPERATIONS,
+  pathParamNames,
+  fillPath,
+  type OperationId,
+  type OperationSpec,
+  type HttpMethod,
+} from "./operations.js";
 export { OPERATION_IO, type OperationTypes } from "./operation-io.js";

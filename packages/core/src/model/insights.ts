@@ -43,7 +43,13 @@ export interface Dashboard {
   recent_runs: (Run & { pipeline_name: string | null })[];
   trends: TrendEntry[];
   top_failing: TopFailingEntry[];
-  counters: { pipelines: number; enabled_pipelines: number; runs_total: number; active_runs: number; queued_runs: number };
+  counters: {
+    pipelines: number;
+    enabled_pipelines: number;
+    runs_total: number;
+    active_runs: number;
+    queued_runs: number;
+  };
 }
 
 export interface ImpactEntry {

@@ -116,7 +116,10 @@ export const OPERATION_IO = {
   clonePipeline: { response: returns<Pipeline>("Pipeline") },
   exportPipeline: { response: returns<PipelineExport>("PipelineExport") },
   validatePipeline: { response: returns<ValidationResult>("ValidationResult") },
-  validateNodes: { body: ValidateNodesRequestSchema, response: returns<ValidateNodesResponse>("ValidateNodesResponse") },
+  validateNodes: {
+    body: ValidateNodesRequestSchema,
+    response: returns<ValidateNodesResponse>("ValidateNodesResponse"),
+  },
   listVersions: { response: returns<PipelineVersion[]>("PipelineVersions") },
   rollback: { body: RollbackRequestSchema, response: returns<Pipeline>("Pipeline") },
   webhook: { body: WebhookBodySchema.optional(), response: returns<WebhookAccepted>("WebhookAccepted") },

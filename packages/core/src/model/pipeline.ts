@@ -102,7 +102,13 @@ export interface PipelineExport {
 }
 
 export const PipelineImportSchema = z.union([
-  z.object({ sluice_export: z.literal(EXPORT_FORMAT_VERSION), exported_at: z.string().optional(), pipeline: PipelineCreateSchema }).strict(),
+  z
+    .object({
+      sluice_export: z.literal(EXPORT_FORMAT_VERSION),
+      exported_at: z.string().optional(),
+      pipeline: PipelineCreateSchema,
+    })
+    .strict(),
   PipelineCreateSchema,
 ]);
 

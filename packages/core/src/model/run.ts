@@ -51,9 +51,7 @@ export interface LogEntry {
   timestamp: string;
 }
 
-export const TriggerRunRequestSchema = z
-  .object({ params: z.record(z.string(), z.string()).default({}) })
-  .strict();
+export const TriggerRunRequestSchema = z.object({ params: z.record(z.string(), z.string()).default({}) }).strict();
 
 export const BackfillRequestSchema = z
   .object({
@@ -78,7 +76,9 @@ export type LogsQuery = z.infer<typeof LogsQuerySchema>;
 
 export const CALENDAR_DAYS_DEFAULT = 90;
 export const CALENDAR_DAYS_MAX = 365;
-export const CalendarQuerySchema = z.object({ days: clampedIntQuery("days", CALENDAR_DAYS_DEFAULT, CALENDAR_DAYS_MAX) });
+export const CalendarQuerySchema = z.object({
+  days: clampedIntQuery("days", CALENDAR_DAYS_DEFAULT, CALENDAR_DAYS_MAX),
+});
 export type CalendarQuery = z.infer<typeof CalendarQuerySchema>;
 
 /** Most dates one backfill may queue. */

@@ -13,12 +13,14 @@ export interface SystemInfo {
 
 /** `POST /system/purge` body: runs finished more than `days` days ago go (default 30). */
 export const PurgeRequestSchema = z
-  .object({ days: z
+  .object({
+    days: z
       .number({ error: (issue) => (issue.input === undefined ? undefined : "days must be a number") })
       .int("days must be an integer")
       .min(0, "days must be 0 or more")
       .max(36_500, "days must be at most 36500")
-      .default(30) })
+      .default(30),
+  })
   .strict();
 
 export interface PurgeResult {

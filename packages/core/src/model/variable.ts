@@ -22,7 +22,10 @@ const value = z
 
 export const VariableKeySchema = z
   .string()
-  .regex(VARIABLE_KEY_PATTERN, "key must start with a letter or _ and hold only letters, digits, _ . - (at most 128 characters)");
+  .regex(
+    VARIABLE_KEY_PATTERN,
+    "key must start with a letter or _ and hold only letters, digits, _ . - (at most 128 characters)",
+  );
 
 export const VariableUpsertSchema = z
   .object({

@@ -7,7 +7,15 @@ import { SluiceError } from "../errors.js";
 import { dataSetFromRows, type DataSet, type Row } from "../engine/dataset.js";
 import type { LogLevel } from "../model/run.js";
 import { isolatedVmEntry, runnerExecArgv } from "./runner-flags.js";
-import { BATCHES_IN_FLIGHT, DEFAULT_MEMORY_MB, MAX_LOG_LINES, ROWS_PER_BATCH, type CodeJob, type FromRunner, type ToRunner } from "./runner-protocol.js";
+import {
+  BATCHES_IN_FLIGHT,
+  DEFAULT_MEMORY_MB,
+  MAX_LOG_LINES,
+  ROWS_PER_BATCH,
+  type CodeJob,
+  type FromRunner,
+  type ToRunner,
+} from "./runner-protocol.js";
 
 /** How long a runner may take beyond the node timeout before the parent kills it (the isolate stops itself first). */
 const KILL_GRACE_MS = 2_000;
@@ -216,7 +224,12 @@ export class CodeRunnerPool {
     else next?.kill();
   }
 
-  private async execute(runner: Runner, job: CodeJob, inputs: readonly DataSet[], options: CodeRunOptions): Promise<DataSet> {
+  private async execute(
+    runner: Runner,
+    job: CodeJob,
+    inputs: readonly DataSet[],
+    options: CodeRunOptions,
+  ): Promise<DataSet> {
     const id = this.nextJobId++;
     const rows: Row[] = [];
     let acked = 0;
@@ -257,7 +270,10 @@ export class CodeRunnerPool {
     const onAbort = () => stop(new SluiceError("unprocessable", "code was cancelled"));
     options.signal.addEventListener("abort", onAbort, { once: true });
     const killTimer = setTimeout(
-      () => stop(new SluiceError("unprocessable", `code timed out after ${Math.round(job.timeoutMs / 1000)}s and was stopped`)),
+      () =>
+        stop(
+          new SluiceError("unprocessable", `code timed out after ${Math.round(job.timeoutMs / 1000)}s and was stopped`),
+        ),
       job.timeoutMs + KILL_GRACE_MS,
     );
     try {
@@ -284,7 +300,13 @@ export class CodeRunnerPool {
       return dataSetFromRows(rows, columns ?? undefined);
     } catch (e) {
       // a send to a runner that just died reports "gone": its exit reason (or the cancel or timeout) says more
-      const reason = await Promise.race([done.then(() => e, (err: unknown) => err), delay(1_000, undefined, { ref: false }).then(() => e)]);
+      const reason = await Promise.race([
+        done.then(
+          () => e,
+          (err: unknown) => err,
+        ),
+        delay(1_000, undefined, { ref: false }).then(() => e),
+      ]);
       throw reason;
     } finally {
       clearTimeout(killTimer);

@@ -114,17 +114,26 @@ function failure(spec, e, timedOut) {
 function prepareSandbox(memoryMb, maxLogLines, isolate = new ivm.Isolate({ memoryLimit: memoryMb })) {
   const sandbox = { isolate, memoryMb, maxLogLines, timers: new Set(), job: { id: 0, timeoutMs: 0 } };
   const log = (level, message) => {
-    process.send({ t: "log", id: sandbox.job.id, level, message: message.length > 4000 ? `${message.slice(0, 4000)}…` : message });
+    process.send({
+      t: "log",
+      id: sandbox.job.id,
+      level,
+      message: message.length > 4000 ? `${message.slice(0, 4000)}…` : message,
+    });
   };
   const ctx = isolate.createContextSync();
   ctx.global.setSync("__log", new ivm.Callback((level, message) => log(String(level), String(message))));
   ctx.global.setSync(
     "__schedule",
     new ivm.Callback((timerId, ms) => {
-      const t = setTimeout(() => {
-        sandbox.timers.delete(t);
-        if (!isolate.isDisposed) wake.apply(undefined, [Number(timerId)], { timeout: sandbox.job.timeoutMs }).catch(() => undefined);
-      }, Math.min(Math.max(0, Number(ms) || 0), sandbox.job.timeoutMs));
+      const t = setTimeout(
+        () => {
+          sandbox.timers.delete(t);
+          if (!isolate.isDisposed)
+            wake.apply(undefined, [Number(timerId)], { timeout: sandbox.job.timeoutMs }).catch(() => undefined);
+        },
+        Math.min(Math.max(0, Number(ms) || 0), sandbox.job.timeoutMs),
+      );
       sandbox.timers.add(t);
     }),
   );
@@ -143,7 +152,8 @@ let spare = null;
 
 /** The prepared sandbox if it fits the job, else a new one; a fresh spare is prepared for the next job. */
 function takeSandbox(spec) {
-  const fits = spare && spare.memoryMb === spec.memoryMb && spare.maxLogLines === spec.maxLogLines && !spare.isolate.isDisposed;
+  const fits =
+    spare && spare.memoryMb === spec.memoryMb && spare.maxLogLines === spec.maxLogLines && !spare.isolate.isDisposed;
   const sandbox = fits ? spare : prepareSandbox(spec.memoryMb, spec.maxLogLines);
   if (!fits && spare && !spare.isolate.isDisposed) spare.isolate.dispose();
   spare = null;
@@ -230,10 +240,13 @@ function startJob(id, spec) {
         );
         let script;
         try {
-          script = isolate.compileScriptSync(`globalThis.__result = (async () => {\n${spec.code}\n})();\nglobalThis.__result.catch(() => {});\nundefined;`, {
-            filename: "code-node.js",
-            lineOffset: -1,
-          });
+          script = isolate.compileScriptSync(
+            `globalThis.__result = (async () => {\n${spec.code}\n})();\nglobalThis.__result.catch(() => {});\nundefined;`,
+            {
+              filename: "code-node.js",
+              lineOffset: -1,
+            },
+          );
         } catch (e) {
           await fail(`syntax error in code: ${describe(e)}`);
           return;
@@ -259,7 +272,8 @@ function startJob(id, spec) {
           await send({ t: "out", id, json });
         }
         const dropped = droppedLines.applySync(undefined, [], { timeout: spec.timeoutMs });
-        if (dropped > 0) log("warning", `${dropped} more console lines were dropped (at most ${spec.maxLogLines} per node)`);
+        if (dropped > 0)
+          log("warning", `${dropped} more console lines were dropped (at most ${spec.maxLogLines} per node)`);
         finish(true);
         await send({ t: "done", id, columns: typeof columns === "string" ? JSON.parse(columns) : null });
       });

@@ -38,7 +38,9 @@ export function isolatedVmEntry(): string {
  */
 export function runnerExecArgv(script: string): string[] {
   const readable = [script, path.dirname(isolatedVmEntry())];
-  const permission = process.allowedNodeEnvironmentFlags.has("--permission") ? "--permission" : "--experimental-permission";
+  const permission = process.allowedNodeEnvironmentFlags.has("--permission")
+    ? "--permission"
+    : "--experimental-permission";
   const reads = readable.map((p) => `--allow-fs-read=${p}`);
   return [permission, ...reads, "--allow-addons", "--no-node-snapshot", "--no-warnings"];
 }

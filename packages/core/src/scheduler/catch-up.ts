@@ -3,9 +3,7 @@ import { previousSlot } from "./cron.js";
 export const CATCH_UP_WINDOW_MS = 24 * 3_600_000;
 
 export type CatchUpDecision =
-  | { action: "none"; reason: string }
-  | { action: "run"; slot: Date }
-  | { action: "skip"; slot: Date; reason: string };
+  { action: "none"; reason: string } | { action: "run"; slot: Date } | { action: "skip"; slot: Date; reason: string };
 
 /**
  * At start-up: was the pipeline's most recent slot missed? `lastRunAt` is when its latest run (of any trigger) was
@@ -22,7 +20,8 @@ export function decideCatchUp(input: {
   const slot = previousSlot(input.schedule, input.tz, input.now);
   if (!slot) return { action: "none", reason: "no earlier slot" };
   if (slot.getTime() <= input.since.getTime()) return { action: "none", reason: "slot precedes the schedule" };
-  if (input.lastRunAt && input.lastRunAt.getTime() >= slot.getTime()) return { action: "none", reason: "slot already ran" };
+  if (input.lastRunAt && input.lastRunAt.getTime() >= slot.getTime())
+    return { action: "none", reason: "slot already ran" };
   if (input.now.getTime() - slot.getTime() >= CATCH_UP_WINDOW_MS) {
     return { action: "skip", slot, reason: "missed slot is older than 24 hours" };
   }

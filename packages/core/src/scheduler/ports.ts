@@ -3,9 +3,15 @@ import type { RunStatus } from "../model/run.js";
 /** What the scheduler needs from runs; implemented over the run store by the facade. */
 export interface SchedulerRunsPort {
   /** Queues a run and returns its id. */
-  trigger(pipelineId: string, trigger: "schedule" | "catchup", params?: Record<string, string>): Promise<{ id: string }>;
+  trigger(
+    pipelineId: string,
+    trigger: "schedule" | "catchup",
+    params?: Record<string, string>,
+  ): Promise<{ id: string }>;
   /** The most recent run of a pipeline, any trigger. */
-  latestRun(pipelineId: string): Promise<{ id: string; status: RunStatus; created_at: string; finished_at: string | null } | null>;
+  latestRun(
+    pipelineId: string,
+  ): Promise<{ id: string; status: RunStatus; created_at: string; finished_at: string | null } | null>;
   /** When the latest successful run finished, or null. */
   lastSuccessFinishedAt(pipelineId: string): Promise<string | null>;
 }

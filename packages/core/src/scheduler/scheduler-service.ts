@@ -112,7 +112,8 @@ export class SchedulerService {
     } catch (err) {
       this.fail("lease renewal", err);
     }
-    if (this.running) this.leaseTimer = this.timers.setTimeout(() => void this.renewLease(), Math.floor(this.leaseTtl / 3));
+    if (this.running)
+      this.leaseTimer = this.timers.setTimeout(() => void this.renewLease(), Math.floor(this.leaseTtl / 3));
   }
 
   /** Start-up catch-up (SPEC part 1, rule 4): before the cron loop, one run per pipeline for a miss < 24 h old. */
@@ -131,8 +132,17 @@ export class SchedulerService {
       const slotIso = decision.slot.toISOString();
       if (!(await this.deps.store.schedulerState.claimSlot(pipeline.id, slotIso))) continue;
       if (decision.action === "skip") {
-        this.deps.logger.info("missed schedule slot skipped", { pipeline_id: pipeline.id, slot: slotIso, reason: decision.reason });
-        this.deps.events.emit("schedule.skipped", { pipeline_id: pipeline.id, slot: slotIso, reason: decision.reason, timestamp: now.toISOString() });
+        this.deps.logger.info("missed schedule slot skipped", {
+          pipeline_id: pipeline.id,
+          slot: slotIso,
+          reason: decision.reason,
+        });
+        this.deps.events.emit("schedule.skipped", {
+          pipeline_id: pipeline.id,
+          slot: slotIso,
+          reason: decision.reason,
+          timestamp: now.toISOString(),
+        });
         continue;
       }
       const run = await this.deps.runs.trigger(pipeline.id, "catchup");
@@ -191,7 +201,10 @@ export class SchedulerService {
   private register(pipeline: Pipeline, previous?: Entry): void {
     try {
       const tz = pipeline.schedule_timezone ?? "UTC";
-      const unchanged = previous && previous.pipeline.schedule === pipeline.schedule && (previous.pipeline.schedule_timezone ?? "UTC") === tz;
+      const unchanged =
+        previous &&
+        previous.pipeline.schedule === pipeline.schedule &&
+        (previous.pipeline.schedule_timezone ?? "UTC") === tz;
       const next = unchanged ? previous.next : nextSlot(pipeline.schedule as string, tz, this.deps.clock.now());
       this.entries.set(pipeline.id, { pipeline, next });
     } catch (err) {
@@ -230,8 +243,18 @@ export class SchedulerService {
       const blockedBy = await this.unsatisfiedDependencies(pipeline);
       if (blockedBy.length > 0) {
         const reason = `dependencies not satisfied: ${blockedBy.join(", ")}`;
-        this.deps.logger.info("scheduled run skipped", { pipeline_id: pipeline.id, slot: slotIso, blocked_by: blockedBy });
-        this.deps.events.emit("schedule.skipped", { pipeline_id: pipeline.id, slot: slotIso, reason, blocked_by: blockedBy, timestamp: now.toISOString() });
+        this.deps.logger.info("scheduled run skipped", {
+          pipeline_id: pipeline.id,
+          slot: slotIso,
+          blocked_by: blockedBy,
+        });
+        this.deps.events.emit("schedule.skipped", {
+          pipeline_id: pipeline.id,
+          slot: slotIso,
+          reason,
+          blocked_by: blockedBy,
+          timestamp: now.toISOString(),
+        });
         return;
       }
       await this.deps.runs.trigger(pipeline.id, "schedule");
@@ -258,7 +281,12 @@ export class SchedulerService {
     return Promise.all(
       pipeline.depends_on.map(async (dep) => {
         const latest = refs.has(dep) ? await this.deps.runs.latestRun(dep) : null;
-        return { pipeline_id: dep, name: refs.get(dep) ?? null, last_status: latest?.status ?? null, satisfied: latest?.status === "success" };
+        return {
+          pipeline_id: dep,
+          name: refs.get(dep) ?? null,
+          last_status: latest?.status ?? null,
+          satisfied: latest?.status === "success",
+        };
       }),
     );
   }

@@ -38,6 +38,7 @@ export function isSlaMissed(input: {
   if (input.now.getTime() < window.deadline.getTime()) return { missed: false, window };
   if (input.lastReportedDate === window.date) return { missed: false, window };
   const done = input.lastSuccessFinishedAt;
-  const metInTime = done !== null && done.getTime() >= window.dayStart.getTime() && done.getTime() <= window.deadline.getTime();
+  const metInTime =
+    done !== null && done.getTime() >= window.dayStart.getTime() && done.getTime() <= window.deadline.getTime();
   return { missed: !metInTime, window };
 }

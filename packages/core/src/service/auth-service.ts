@@ -3,7 +3,13 @@ import { LOCKOUT_DURATION_MS, LOCKOUT_THRESHOLD, LOCKOUT_WINDOW_MS, lockRemainin
 import { hashPassword, prepareDummyHash, verifyPassword } from "../auth/password.js";
 import { roleHasPermission } from "../auth/permissions.js";
 import type { RouteAccess } from "../model/permissions.js";
-import { API_KEY_IDENTITY, OPEN_MODE_IDENTITY, type AuthenticatedPrincipal, type Credentials, type Principal } from "../auth/principal.js";
+import {
+  API_KEY_IDENTITY,
+  OPEN_MODE_IDENTITY,
+  type AuthenticatedPrincipal,
+  type Credentials,
+  type Principal,
+} from "../auth/principal.js";
 import { signToken, verifyToken } from "../auth/tokens.js";
 import type { Clock } from "../clock.js";
 import { SluiceError } from "../errors.js";
@@ -89,13 +95,15 @@ export class AuthService {
     const isApiKey = (value: string) => matchesApiKey(value, this.deps.apiKeys);
     const asApiKey: AuthenticatedPrincipal = { kind: "api_key", user: API_KEY_IDENTITY };
     // a bearer or ?token= value is an API key when it matches one, else a JWT
-    if (bearer !== undefined) return isApiKey(bearer) ? asApiKey : this.principalFromToken(bearer, "invalid or expired token");
+    if (bearer !== undefined)
+      return isApiKey(bearer) ? asApiKey : this.principalFromToken(bearer, "invalid or expired token");
     if (apiKey !== undefined) {
       if (isApiKey(apiKey)) return asApiKey;
       throw unauthorized("invalid API key");
     }
     if (cookie !== undefined) return this.principalFromToken(cookie, "session expired or invalid; log in again");
-    if (queryToken !== undefined) return isApiKey(queryToken) ? asApiKey : this.principalFromToken(queryToken, "invalid or expired token");
+    if (queryToken !== undefined)
+      return isApiKey(queryToken) ? asApiKey : this.principalFromToken(queryToken, "invalid or expired token");
     return null;
   }
 
@@ -108,7 +116,9 @@ export class AuthService {
     // credentials are not even looked at
     if (access === "public" || access === "webhook") return { kind: "guest" };
     if (await this.isOpen()) {
-      return (await this.authenticate(credentials).catch(() => null)) ?? { kind: "anonymous", user: OPEN_MODE_IDENTITY };
+      return (
+        (await this.authenticate(credentials).catch(() => null)) ?? { kind: "anonymous", user: OPEN_MODE_IDENTITY }
+      );
     }
     const principal = await this.authenticate(credentials);
     if (!principal) throw unauthorized("authentication required");
@@ -160,7 +170,8 @@ export class AuthService {
   async createUser(principal: Principal, input: unknown): Promise<User> {
     const body = parseInput(CreateUserRequestSchema, input);
     const first = (await this.deps.store.users.count()) === 0;
-    if ((principal.kind === "anonymous" || principal.kind === "guest") && !first) throw unauthorized("authentication required");
+    if ((principal.kind === "anonymous" || principal.kind === "guest") && !first)
+      throw unauthorized("authentication required");
     if (!first) assertMayManageRole(principal, body.role, "create");
     return this.insertUser(body, first ? "admin" : body.role);
   }
@@ -186,7 +197,8 @@ export class AuthService {
       created_at: now,
       updated_at: now,
     };
-    if (!(await store.users.insert(record))) throw new SluiceError("conflict", `username '${body.username}' is already taken`);
+    if (!(await store.users.insert(record)))
+      throw new SluiceError("conflict", `username '${body.username}' is already taken`);
     this.usersExist = { value: true, at: Date.now() };
     return publicUser(record);
   }
@@ -198,7 +210,8 @@ export class AuthService {
   /** Changes the caller's own password; every token issued before is refused from now on. Returns a fresh login. */
   async changePassword(principal: Principal, input: unknown): Promise<LoginResponse> {
     const body = parseInput(ChangePasswordRequestSchema, input);
-    if (principal.kind !== "user") throw new SluiceError("bad_request", "only a signed-in user has a password to change");
+    if (principal.kind !== "user")
+      throw new SluiceError("bad_request", "only a signed-in user has a password to change");
     const { store } = this.deps;
     const user = await store.users.getById(principal.user.id);
     if (!user) throw unauthorized("authentication required");
@@ -267,6 +280,8 @@ export class AuthService {
   }
 
   private lockedError(retryAfterSeconds: number): SluiceError {
-    return new SluiceError("rate_limited", "too many failed logins; this account is locked for now", { retryAfterSeconds });
+    return new SluiceError("rate_limited", "too many failed logins; this account is locked for now", {
+      retryAfterSeconds,
+    });
   }
 }

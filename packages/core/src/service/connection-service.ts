@@ -130,8 +130,13 @@ export class ConnectionService {
       port: input.port === undefined ? current.port : input.port,
       schema: input.schema ?? current.schema,
       login: input.login ?? current.login,
-      password_enc: keepPassword ? current.password_enc : input.password ? this.deps.vault.encrypt(input.password) : null,
-      extra_enc: input.extra === undefined ? current.extra_enc : input.extra ? this.deps.vault.encrypt(input.extra) : null,
+      password_enc: keepPassword
+        ? current.password_enc
+        : input.password
+          ? this.deps.vault.encrypt(input.password)
+          : null,
+      extra_enc:
+        input.extra === undefined ? current.extra_enc : input.extra ? this.deps.vault.encrypt(input.extra) : null,
       updated_at: this.deps.clock.now().toISOString(),
     };
     await this.deps.store.connections.update(next);
@@ -146,7 +151,9 @@ export class ConnectionService {
     await this.record(connId);
     const out: UsedBy[] = [];
     for (const p of await this.deps.store.pipelines.listFull()) {
-      const nodeIds = p.nodes.filter((n) => nodeReferences(n, this.deps.nodeTypes).connections.includes(connId)).map((n) => n.id);
+      const nodeIds = p.nodes
+        .filter((n) => nodeReferences(n, this.deps.nodeTypes).connections.includes(connId))
+        .map((n) => n.id);
       if (nodeIds.length) out.push({ pipeline_id: p.id, name: p.name, node_ids: nodeIds });
     }
     return out;
@@ -203,7 +210,12 @@ export class ConnectionService {
       let cause = e instanceof Error ? e.message : String(e);
       if (signal.aborted) cause = `timed out after ${CONNECTION_TEST_TIMEOUT_MS / 1000} s`;
       cause = SecretScrubber.forConnection(fields).scrub(cause);
-      this.deps.logger.warn("connection test failed", { conn_id: connId, type: fields.type, driver: connector.driver, cause });
+      this.deps.logger.warn("connection test failed", {
+        conn_id: connId,
+        type: fields.type,
+        driver: connector.driver,
+        cause,
+      });
       return { success: false, error: `connection test failed for '${connId}'; see the server logs for details` };
     }
   }

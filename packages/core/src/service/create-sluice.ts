@@ -100,7 +100,15 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
   const network = guardedNetwork(options.resolver);
   // the built-in node types with the embedder's added or replaced: what validation, runs and lineage know
   const registry = mergeNodeTypes(options.nodeTypes);
-  const connections = new ConnectionService({ store, vault, clock, logger: options.logger, files: options, network, nodeTypes: registry });
+  const connections = new ConnectionService({
+    store,
+    vault,
+    clock,
+    logger: options.logger,
+    files: options,
+    network,
+    nodeTypes: registry,
+  });
   const variables = new VariableService({ store, vault, clock });
   // the ONE place the engine gets its secrets from
   const secrets: SecretsResolver = options.secrets ?? {
@@ -130,7 +138,15 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
     executor,
     registry,
     insights,
-    dryRun: { registry, secrets, fileRoots: options.fileRoots, stateFiles: options.stateFiles, http: network.http, parallelism: options.parallelism, clock },
+    dryRun: {
+      registry,
+      secrets,
+      fileRoots: options.fileRoots,
+      stateFiles: options.stateFiles,
+      http: network.http,
+      parallelism: options.parallelism,
+      clock,
+    },
   });
   const logger = options.logger;
   const scheduler = new SchedulerService({
@@ -144,8 +160,18 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
       lastSuccessFinishedAt: (pipelineId) => runs.lastSuccessFinishedAt(pipelineId),
     },
   });
-  const webhooks = new WebhookService({ store, clock, trigger: (pipelineId, params) => runs.trigger(pipelineId, { trigger: "webhook", params }) });
-  const hooks = new HookDispatcher({ store, events, logger, http: network.http, appendRunLog: (runId, level, message) => runs.appendLog(runId, level, message) });
+  const webhooks = new WebhookService({
+    store,
+    clock,
+    trigger: (pipelineId, params) => runs.trigger(pipelineId, { trigger: "webhook", params }),
+  });
+  const hooks = new HookDispatcher({
+    store,
+    events,
+    logger,
+    http: network.http,
+    appendRunLog: (runId, level, message) => runs.appendLog(runId, level, message),
+  });
 
   const sluice: Sluice = {
     options,

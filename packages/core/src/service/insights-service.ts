@@ -20,7 +20,10 @@ export class InsightsService {
   constructor(private readonly deps: { store: Store; clock: Clock; nodeTypes?: NodeTypeRegistry }) {}
 
   async summary(): Promise<PipelineRunSummary[]> {
-    const [{ items }, stats] = await Promise.all([this.deps.store.pipelines.list(), this.deps.store.insights.pipelineRunStats()]);
+    const [{ items }, stats] = await Promise.all([
+      this.deps.store.pipelines.list(),
+      this.deps.store.insights.pipelineRunStats(),
+    ]);
     const byId = new Map(stats.map((s) => [s.pipeline_id, s]));
     return items.map((p) => {
       const s = byId.get(p.id);

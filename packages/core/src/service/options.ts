@@ -28,7 +28,9 @@ export const SluiceOptionsSchema = z
      */
     fileRoots: z.array(z.string().min(1)).optional(),
     /** API keys accepted as admin credentials (`svc_` + 48 hex). */
-    apiKeys: z.array(z.string().regex(API_KEY_PATTERN, "an API key is svc_ followed by 48 lowercase hex characters")).default([]),
+    apiKeys: z
+      .array(z.string().regex(API_KEY_PATTERN, "an API key is svc_ followed by 48 lowercase hex characters"))
+      .default([]),
     /**
      * Where `.svc-jwt-secret` (and, for server databases, the secrets key) live. Default: beside a SQLite file,
      * else the working directory.
@@ -36,12 +38,16 @@ export const SluiceOptionsSchema = z
     stateDir: z.string().optional(),
     /** JWT signing secret (32 bytes: hex, plain or base64). Default: env `SVC_JWT_SECRET`, else `.svc-jwt-secret`. */
     jwtSecret: z.string().min(1).optional(),
-    logger: z.custom<Logger>((v) => typeof v === "object" && v !== null && typeof (v as Logger).error === "function").optional(),
+    logger: z
+      .custom<Logger>((v) => typeof v === "object" && v !== null && typeof (v as Logger).error === "function")
+      .optional(),
     /** Secrets key (32 bytes: 64 hex or base64). Default: env `SLUICE_SECRET_KEY`, else the key file (`{db}.key`). */
     secretKey: z.string().min(1).optional(),
     /** Replaces how nodes reach connections and variables (default: the stored ones, `sluice.secrets`). */
     secrets: z
-      .custom<SecretsResolver>((v) => typeof v === "object" && v !== null && typeof (v as SecretsResolver).connection === "function")
+      .custom<SecretsResolver>(
+        (v) => typeof v === "object" && v !== null && typeof (v as SecretsResolver).connection === "function",
+      )
       .optional(),
     /** Extra or replacement node types, merged over the built-in registry (keyed by type name). */
     nodeTypes: z.custom<NodeTypeRegistry>((v) => typeof v === "object" && v !== null).optional(),
@@ -52,7 +58,9 @@ export const SluiceOptionsSchema = z
      * default system DNS. Every answer passes the address guard (no link-local or cloud-metadata address).
      */
     resolver: z.custom<DnsResolver>((v) => typeof v === "function").optional(),
-    clock: z.custom<Clock>((v) => typeof v === "object" && v !== null && typeof (v as Clock).now === "function").optional(),
+    clock: z
+      .custom<Clock>((v) => typeof v === "object" && v !== null && typeof (v as Clock).now === "function")
+      .optional(),
   })
   .strict();
 
@@ -91,11 +99,16 @@ export interface ResolvedSecrets {
  * Reads the options and the environment once (SVC_JWT_SECRET, SLUICE_SECRET_KEY): nothing after this looks at the
  * raw options or `process.env` again.
  */
-export function resolveOptions(input: SluiceOptions, env: NodeJS.ProcessEnv = process.env): { options: ResolvedSluiceOptions; secrets: ResolvedSecrets } {
+export function resolveOptions(
+  input: SluiceOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): { options: ResolvedSluiceOptions; secrets: ResolvedSecrets } {
   const parsed = SluiceOptionsSchema.parse(input);
   const database = parseDatabaseUrl(parsed.database);
   const sqliteFile = database.filePath;
-  const stateDir = path.resolve(parsed.stateDir ?? (sqliteFile && sqliteFile !== ":memory:" ? path.dirname(sqliteFile) : process.cwd()));
+  const stateDir = path.resolve(
+    parsed.stateDir ?? (sqliteFile && sqliteFile !== ":memory:" ? path.dirname(sqliteFile) : process.cwd()),
+  );
   const options: ResolvedSluiceOptions = Object.freeze({
     database: parsed.database,
     dialect: database.dialect,

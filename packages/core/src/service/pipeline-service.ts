@@ -117,7 +117,10 @@ export class PipelineService {
   async clone(id: string): Promise<Pipeline> {
     const { id: _id, created_at: _c, updated_at: _u, ...def } = await this.get(id);
     const name = `${def.name} (Copy)`;
-    if ([...name].length > 255) throw new SluiceError("invalid", "the cloned name would exceed 255 characters", { errors: ["name must be at most 255 characters"] });
+    if ([...name].length > 255)
+      throw new SluiceError("invalid", "the cloned name would exceed 255 characters", {
+        errors: ["name must be at most 255 characters"],
+      });
     return this.create({ ...def, name, enabled: false, webhook_token: null }, `cloned from ${id}`);
   }
 
@@ -144,7 +147,8 @@ export class PipelineService {
     if (request.node_ids) {
       const known = new Set(pipeline.nodes.map((n) => n.id));
       const missing = request.node_ids.filter((nid) => !known.has(nid));
-      if (missing.length > 0) throw new SluiceError("not_found", `node(s) not found in pipeline: ${missing.join(", ")}`);
+      if (missing.length > 0)
+        throw new SluiceError("not_found", `node(s) not found in pipeline: ${missing.join(", ")}`);
       const wanted = new Set(request.node_ids);
       nodes = nodes.filter((n) => wanted.has(n.id));
     }
@@ -176,7 +180,10 @@ export class PipelineService {
     const request = parseInput(BulkRequestSchema, input);
     const action = BULK_ACTIONS.find((a) => a === request.action);
     if (!action) {
-      throw new SluiceError("bad_request", `unknown bulk action '${request.action}' (expected one of ${BULK_ACTIONS.join(", ")})`);
+      throw new SluiceError(
+        "bad_request",
+        `unknown bulk action '${request.action}' (expected one of ${BULK_ACTIONS.join(", ")})`,
+      );
     }
     const response: BulkResponse = { action, succeeded: [], failed: [], errors: [] };
     for (const id of [...new Set(request.ids)]) {
@@ -201,7 +208,10 @@ export class PipelineService {
   }
 
   /** depends_on must name existing pipelines and must not close a cycle across pipelines. */
-  private async dependencyErrors(def: Pick<PipelineDefinition, "depends_on">, selfId: string | null): Promise<string[]> {
+  private async dependencyErrors(
+    def: Pick<PipelineDefinition, "depends_on">,
+    selfId: string | null,
+  ): Promise<string[]> {
     if (def.depends_on.length === 0) return [];
     const errors: string[] = [];
     if (selfId && def.depends_on.includes(selfId)) errors.push("a pipeline cannot depend on itself");

@@ -68,7 +68,8 @@ export class RunService {
     const end = Date.parse(`${request.end_date}T00:00:00Z`);
     if (end < start) throw new SluiceError("bad_request", "end_date must not be before start_date");
     const count = Math.round((end - start) / DAY_MS) + 1;
-    if (count > BACKFILL_MAX_DATES) throw new SluiceError("bad_request", `a backfill covers at most ${BACKFILL_MAX_DATES} dates (got ${count})`);
+    if (count > BACKFILL_MAX_DATES)
+      throw new SluiceError("bad_request", `a backfill covers at most ${BACKFILL_MAX_DATES} dates (got ${count})`);
     const pipeline = await this.runnablePipeline(pipelineId);
     const paramSets = Array.from({ length: count }, (_, i) => ({
       ...pipeline.params,
@@ -92,7 +93,8 @@ export class RunService {
 
   /** The 50 most recent runs (plain array), or the page envelope when `page`/`per_page` is given. */
   async listForPipeline(pipelineId: string, query: PaginationQuery = {}): Promise<Run[] | Page<Run>> {
-    if (!(await this.deps.store.pipelines.existingIds([pipelineId])).has(pipelineId)) throw notFound("pipeline", pipelineId);
+    if (!(await this.deps.store.pipelines.existingIds([pipelineId])).has(pipelineId))
+      throw notFound("pipeline", pipelineId);
     const page = query.page ?? 1;
     const per_page = query.per_page ?? PER_PAGE_DEFAULT;
     const { items, total } = await this.deps.store.runs.listForPipeline(pipelineId, { page, per_page });
@@ -104,25 +106,46 @@ export class RunService {
   async cancel(runId: string): Promise<{ id: string; status: "cancelled" }> {
     const run = await this.requireRun(runId);
     const now = this.now();
-    const moved = await this.deps.store.runs.transition(runId, ["pending", "running"], "cancelled", { finished_at: now, owner: null });
+    const moved = await this.deps.store.runs.transition(runId, ["pending", "running"], "cancelled", {
+      finished_at: now,
+      owner: null,
+    });
     if (!moved) {
       const current = (await this.deps.store.runs.get(runId))?.status ?? run.status;
-      throw new SluiceError("conflict", `run '${runId}' is already ${current}; only pending or running runs can be cancelled`);
+      throw new SluiceError(
+        "conflict",
+        `run '${runId}' is already ${current}; only pending or running runs can be cancelled`,
+      );
     }
     this.deps.executor.cancel(runId);
     await this.appendLog(runId, "warning", "run cancelled");
-    this.deps.events.emit("run.cancelled", { run_id: runId, pipeline_id: run.pipeline_id, status: "cancelled", timestamp: now });
+    this.deps.events.emit("run.cancelled", {
+      run_id: runId,
+      pipeline_id: run.pipeline_id,
+      status: "cancelled",
+      timestamp: now,
+    });
     return { id: runId, status: "cancelled" };
   }
 
   /** Only a `failed` run (else 400): same id, back to `pending`; succeeded nodes are skipped and feed their data on. */
   async resume(runId: string): Promise<{ id: string; status: "pending" }> {
     const run = await this.requireRun(runId);
-    if (run.status !== "failed") throw new SluiceError("bad_request", `only failed runs can be resumed; run '${runId}' is ${run.status}`);
-    const moved = await this.deps.store.runs.transition(runId, ["failed"], "pending", { error: null, finished_at: null, owner: null });
+    if (run.status !== "failed")
+      throw new SluiceError("bad_request", `only failed runs can be resumed; run '${runId}' is ${run.status}`);
+    const moved = await this.deps.store.runs.transition(runId, ["failed"], "pending", {
+      error: null,
+      finished_at: null,
+      owner: null,
+    });
     if (!moved) throw new SluiceError("bad_request", `only failed runs can be resumed; run '${runId}' changed state`);
     await this.appendLog(runId, "info", "run resumed");
-    this.deps.events.emit("run.created", { run_id: runId, pipeline_id: run.pipeline_id, status: "pending", timestamp: this.now() });
+    this.deps.events.emit("run.created", {
+      run_id: runId,
+      pipeline_id: run.pipeline_id,
+      status: "pending",
+      timestamp: this.now(),
+    });
     this.deps.executor.wake();
     return { id: runId, status: "pending" };
   }
@@ -139,7 +162,10 @@ export class RunService {
   }
 
   /** `{node_id, columns, rows}` — the first 50 rows of the node's output. */
-  async preview(runId: string, nodeId: string): Promise<{ node_id: string; columns: string[]; rows: Record<string, unknown>[] }> {
+  async preview(
+    runId: string,
+    nodeId: string,
+  ): Promise<{ node_id: string; columns: string[]; rows: Record<string, unknown>[] }> {
     await this.requireRun(runId);
     const data = await this.deps.store.runs.output(runId, nodeId, "preview");
     if (!data) throw new SluiceError("not_found", `no output of node '${nodeId}' in run '${runId}'`);
@@ -161,7 +187,8 @@ export class RunService {
 
   async dlqList(pipelineId: string, query: Partial<DlqQuery> = {}): Promise<DlqEntry[]> {
     const { include_resolved, limit } = { ...DlqQuerySchema.parse({}), ...query };
-    if (!(await this.deps.store.pipelines.existingIds([pipelineId])).has(pipelineId)) throw notFound("pipeline", pipelineId);
+    if (!(await this.deps.store.pipelines.existingIds([pipelineId])).has(pipelineId))
+      throw notFound("pipeline", pipelineId);
     return this.deps.store.runs.listDlq(pipelineId, include_resolved, limit);
   }
 
@@ -184,15 +211,32 @@ export class RunService {
     const run = await this.deps.store.runs.get(runId);
     if (!run) return;
     const timestamp = this.now();
-    await this.deps.store.runs.writeBatch({ nodeRuns: [], outputs: [], logs: [{ run_id: runId, node_id: nodeId, level, message, timestamp }] });
-    this.deps.events.emit("log", { run_id: runId, pipeline_id: run.pipeline_id, node_id: nodeId, level, message, timestamp });
+    await this.deps.store.runs.writeBatch({
+      nodeRuns: [],
+      outputs: [],
+      logs: [{ run_id: runId, node_id: nodeId, level, message, timestamp }],
+    });
+    this.deps.events.emit("log", {
+      run_id: runId,
+      pipeline_id: run.pipeline_id,
+      node_id: nodeId,
+      level,
+      message,
+      timestamp,
+    });
   }
 
   /** The terminal event of a finished run, for WebSocket clients that connect after the journal forgot it. */
   async terminalEvent(runId: string): Promise<StreamedEvent | null> {
     const run = await this.deps.store.runs.get(runId);
     if (!run || !isTerminalRunStatus(run.status)) return null;
-    const base = { seq: 0, run_id: run.id, pipeline_id: run.pipeline_id, status: run.status, timestamp: run.finished_at ?? run.created_at };
+    const base = {
+      seq: 0,
+      run_id: run.id,
+      pipeline_id: run.pipeline_id,
+      status: run.status,
+      timestamp: run.finished_at ?? run.created_at,
+    };
     if (run.status === "success") return { ...base, type: "run.completed" };
     if (run.status === "failed") return { ...base, type: "run.failed", error: run.error ?? "failed" };
     return { ...base, type: "run.cancelled" };
@@ -213,7 +257,12 @@ export class RunService {
     }));
     await this.deps.store.runs.insert(runs);
     for (const run of runs) {
-      this.deps.events.emit("run.created", { run_id: run.id, pipeline_id: run.pipeline_id, status: "pending", timestamp: created_at });
+      this.deps.events.emit("run.created", {
+        run_id: run.id,
+        pipeline_id: run.pipeline_id,
+        status: "pending",
+        timestamp: created_at,
+      });
     }
     for (const run of runs) this.deps.executor.wake({ runId: run.id, pipeline });
     return runs;
@@ -224,7 +273,8 @@ export class RunService {
     const pipeline = await this.deps.store.pipelines.get(pipelineId);
     if (!pipeline) throw notFound("pipeline", pipelineId);
     const { errors } = validatePipelineDefinition(pipeline, [], this.deps.registry);
-    if (errors.length > 0) throw new SluiceError("unprocessable", `pipeline '${pipelineId}' cannot run: its graph is invalid`, { errors });
+    if (errors.length > 0)
+      throw new SluiceError("unprocessable", `pipeline '${pipelineId}' cannot run: its graph is invalid`, { errors });
     return pipeline;
   }
 

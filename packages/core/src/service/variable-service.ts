@@ -21,7 +21,13 @@ export class VariableService {
   constructor(private readonly deps: VariableServiceDeps) {}
 
   private view(r: VariableRecord): Variable {
-    return { key: r.key, value: r.type === "secret" ? MASKED_SECRET : r.value, type: r.type, created_at: r.created_at, updated_at: r.updated_at };
+    return {
+      key: r.key,
+      value: r.type === "secret" ? MASKED_SECRET : r.value,
+      type: r.type,
+      created_at: r.created_at,
+      updated_at: r.updated_at,
+    };
   }
 
   private key(key: string): string {
@@ -54,11 +60,16 @@ export class VariableService {
   async update(key: string, body: unknown): Promise<Variable> {
     const k = this.key(key);
     const input = parseInput(VariableUpdateSchema, body);
-    if (input.key !== undefined && input.key !== k) throw new SluiceError("invalid", "the body key must match the path");
+    if (input.key !== undefined && input.key !== k)
+      throw new SluiceError("invalid", "the body key must match the path");
     return (await this.write(k, input.value, input.type)).variable;
   }
 
-  private async write(key: string, value: string, requested: "string" | "secret" | undefined): Promise<{ created: boolean; variable: Variable }> {
+  private async write(
+    key: string,
+    value: string,
+    requested: "string" | "secret" | undefined,
+  ): Promise<{ created: boolean; variable: Variable }> {
     const now = this.deps.clock.now().toISOString();
     const current = await this.deps.store.variables.get(key);
     // an update without `type` keeps the stored type, so a secret never silently becomes plaintext
@@ -67,7 +78,10 @@ export class VariableService {
     if (value === MASKED_SECRET && current?.type === "secret") {
       // `********` is the masked secret sent back: keep the stored value; revealing it as a string is not allowed
       if (type !== "secret") {
-        throw new SluiceError("invalid", `variable '${key}' is a secret; to make it a string, send its new value (not ********)`);
+        throw new SluiceError(
+          "invalid",
+          `variable '${key}' is a secret; to make it a string, send its new value (not ********)`,
+        );
       }
       stored = current.value;
     } else if (type === "secret" && value === MASKED_SECRET && current) {
@@ -75,7 +89,13 @@ export class VariableService {
     } else {
       stored = type === "secret" ? this.deps.vault.encrypt(value) : value;
     }
-    const record: VariableRecord = { key, type, value: stored, created_at: current?.created_at ?? now, updated_at: now };
+    const record: VariableRecord = {
+      key,
+      type,
+      value: stored,
+      created_at: current?.created_at ?? now,
+      updated_at: now,
+    };
     const created = await this.deps.store.variables.upsert(record);
     return { created, variable: this.view({ ...record, created_at: created ? now : (current?.created_at ?? now) }) };
   }

@@ -38,19 +38,28 @@ export class WebhookService {
   async trigger(pipelineId: string, request: WebhookRequest): Promise<WebhookAccepted> {
     const pipeline = await this.deps.store.pipelines.get(pipelineId);
     if (!pipeline) throw notFound("pipeline", pipelineId);
-    if (!pipeline.webhook_token) throw new SluiceError("forbidden", "webhook triggering is not configured for this pipeline (set webhook_token)");
+    if (!pipeline.webhook_token)
+      throw new SluiceError("forbidden", "webhook triggering is not configured for this pipeline (set webhook_token)");
     // a token stored before the length rule is too easy to guess to count as configured
     if (pipeline.webhook_token.length < WEBHOOK_TOKEN_MIN_LENGTH) {
-      throw new SluiceError("forbidden", `this pipeline's webhook_token is shorter than ${WEBHOOK_TOKEN_MIN_LENGTH} characters; set a longer one`);
+      throw new SluiceError(
+        "forbidden",
+        `this pipeline's webhook_token is shorter than ${WEBHOOK_TOKEN_MIN_LENGTH} characters; set a longer one`,
+      );
     }
-    if (!request.token) throw new SluiceError("unauthorized", "missing webhook token (query parameter token or header X-Webhook-Token)");
-    if (!sameToken(request.token, pipeline.webhook_token)) throw new SluiceError("unauthorized", "invalid webhook token");
+    if (!request.token)
+      throw new SluiceError("unauthorized", "missing webhook token (query parameter token or header X-Webhook-Token)");
+    if (!sameToken(request.token, pipeline.webhook_token))
+      throw new SluiceError("unauthorized", "invalid webhook token");
     const { params = {} } = parseInput(WebhookBodySchema, request.body ?? {});
     const now = this.deps.clock.now();
 
     const key = request.idempotencyKey?.trim() ? `${pipelineId}:${request.idempotencyKey.trim().slice(0, 200)}` : null;
     if (key) {
-      const earlier = await this.deps.store.webhooks.findRunByIdempotencyKey(key, new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS));
+      const earlier = await this.deps.store.webhooks.findRunByIdempotencyKey(
+        key,
+        new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS),
+      );
       if (earlier) return { run_id: earlier.id, pipeline_id: earlier.pipeline_id, status: earlier.status };
     }
     const claim = await this.deps.store.webhooks.claimTrigger(pipelineId, now, WEBHOOK_RATE_WINDOW_MS);

@@ -32,7 +32,10 @@ export function parseDatabaseUrl(input: string, cwd: string = process.cwd()): Pa
     return { dialect: "sqlite", filePath: rest === ":memory:" ? ":memory:" : path.resolve(cwd, rest), url: null };
   }
   if (scheme && scheme.length > 1) {
-    throw new SluiceError("bad_request", `unsupported database '${scheme}:' (use a file path, sqlite:, postgres:// or mysql://)`);
+    throw new SluiceError(
+      "bad_request",
+      `unsupported database '${scheme}:' (use a file path, sqlite:, postgres:// or mysql://)`,
+    );
   }
   return { dialect: "sqlite", filePath: value === ":memory:" ? ":memory:" : path.resolve(cwd, value), url: null };
 }

@@ -25,7 +25,10 @@ export interface PipelineStore {
   count(): Promise<number>;
   /** Newest first. */
   listVersions(pipelineId: string): Promise<PipelineVersion[]>;
-  getVersion(pipelineId: string, versionId: string): Promise<{ version: PipelineVersion; snapshot: PipelineDefinition } | null>;
+  getVersion(
+    pipelineId: string,
+    versionId: string,
+  ): Promise<{ version: PipelineVersion; snapshot: PipelineDefinition } | null>;
   /** Every pipeline in full (lineage, impact, used-by scans). */
   listFull(): Promise<Pipeline[]>;
   /** id, name and depends_on of every pipeline — what dependency checks need, without node bodies. */
@@ -165,7 +168,10 @@ export interface LoginAttemptStore {
 export interface WebhookStore {
   /** Accepts a trigger when none was accepted for the pipeline within `windowMs`; atomic across instances. */
   claimTrigger(pipelineId: string, now: Date, windowMs: number): Promise<{ accepted: boolean; retryAfterMs: number }>;
-  findRunByIdempotencyKey(key: string, since: Date): Promise<{ id: string; pipeline_id: string; status: string } | null>;
+  findRunByIdempotencyKey(
+    key: string,
+    since: Date,
+  ): Promise<{ id: string; pipeline_id: string; status: string } | null>;
   tagRun(runId: string, key: string): Promise<void>;
 }
 
@@ -188,7 +194,10 @@ export interface RunStore {
   insert(runs: readonly Run[]): Promise<void>;
   get(id: string): Promise<Run | null>;
   /** Newest first. */
-  listForPipeline(pipelineId: string, page: { page: number; per_page: number }): Promise<{ items: Run[]; total: number }>;
+  listForPipeline(
+    pipelineId: string,
+    page: { page: number; per_page: number },
+  ): Promise<{ items: Run[]; total: number }>;
   latest(pipelineId: string): Promise<Run | null>;
   lastSuccessFinishedAt(pipelineId: string): Promise<string | null>;
   /** Atomically moves up to `limit` pending runs (oldest first) to `running` under `owner`. */
@@ -209,7 +218,11 @@ export interface RunStore {
     fields?: { error?: string | null; started_at?: string | null; finished_at?: string | null; owner?: string | null },
   ): Promise<boolean>;
   /** Upserts node runs and appends logs in one transaction (the executor's batched write). */
-  writeBatch(batch: { nodeRuns: readonly NodeRun[]; logs: readonly LogEntry[]; outputs: readonly NodeOutputRecord[] }): Promise<void>;
+  writeBatch(batch: {
+    nodeRuns: readonly NodeRun[];
+    logs: readonly LogEntry[];
+    outputs: readonly NodeOutputRecord[];
+  }): Promise<void>;
   nodeRuns(runId: string): Promise<NodeRun[]>;
   /** Oldest first. */
   logs(runId: string, filter?: { node_id?: string; level?: LogLevel }): Promise<LogEntry[]>;

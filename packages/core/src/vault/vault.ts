@@ -62,18 +62,27 @@ export const SECRET_KEY_ENV = "SLUICE_SECRET_KEY";
 
 /**
  * The secrets key: `SLUICE_SECRET_KEY` when set (share it between instances on PostgreSQL/MySQL); else the file
- * `{db_path}.key` beside a SQLite database (a random per-process key for `:memory:`), or `sluice.key` in the state directory for server databases — created
+ * `{db_path}.key` beside a SQLite database (a random per-process key for `:memory:`), or `sluice.key` in the state
+ * directory for server databases — created
  * with mode 0600 on first run.
  */
-export function loadVault(options: { sqliteFile: string | null; stateDir: string; envKey?: string | undefined }): Vault {
-  if (options.envKey !== undefined && options.envKey.trim() !== "") return new Vault(decodeSecretKey(options.envKey), SECRET_KEY_ENV);
+export function loadVault(options: {
+  sqliteFile: string | null;
+  stateDir: string;
+  envKey?: string | undefined;
+}): Vault {
+  if (options.envKey !== undefined && options.envKey.trim() !== "")
+    return new Vault(decodeSecretKey(options.envKey), SECRET_KEY_ENV);
   const file = secretKeyFile(options);
   // an in-memory database keeps nothing across restarts, so neither does its key
   if (file === null) return new Vault(randomBytes(32), "an ephemeral key (in-memory database)");
   return new Vault(loadOrCreateSecretFile(file, decodeSecretKey), file);
 }
 
-/** Where the secrets key file is (or would be): `{db_path}.key`, `sluice.key` in the state directory, none for `:memory:`. */
+/**
+ * Where the secrets key file is (or would be): `{db_path}.key`, `sluice.key` in the state directory, none for
+ * `:memory:`.
+ */
 export function secretKeyFile(options: { sqliteFile: string | null; stateDir: string }): string | null {
   if (options.sqliteFile === ":memory:") return null;
   return options.sqliteFile ? `${path.resolve(options.sqliteFile)}.key` : path.join(options.stateDir, "sluice.key");

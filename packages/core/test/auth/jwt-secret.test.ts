@@ -21,7 +21,9 @@ describe("JWT secret", () => {
     expect(decodeJwtSecret(bytes.toString("hex"))).toEqual(bytes);
     expect(decodeJwtSecret(bytes.toString("base64"))).toEqual(bytes);
     expect(decodeJwtSecret(bytes.toString("base64url"))).toEqual(bytes);
-    expect(decodeJwtSecret("abcdefghijklmnopqrstuvwxyz012345")).toEqual(Buffer.from("abcdefghijklmnopqrstuvwxyz012345"));
+    expect(decodeJwtSecret("abcdefghijklmnopqrstuvwxyz012345")).toEqual(
+      Buffer.from("abcdefghijklmnopqrstuvwxyz012345"),
+    );
   });
 
   it("refuses secrets that are not 32 bytes, without echoing them", () => {
@@ -57,6 +59,8 @@ describe("JWT secret", () => {
     const sluice = await createSluice({ database: `sqlite:${path.join(d, "x.db")}`, logger: silentLogger });
     await sluice.close();
     expect(fs.existsSync(path.join(d, JWT_SECRET_FILE))).toBe(true);
-    await expect(createSluice({ database: `sqlite:${path.join(d, "y.db")}`, jwtSecret: "too short" })).rejects.toThrow(/SVC_JWT_SECRET/);
+    await expect(createSluice({ database: `sqlite:${path.join(d, "y.db")}`, jwtSecret: "too short" })).rejects.toThrow(
+      /SVC_JWT_SECRET/,
+    );
   });
 });

@@ -27,20 +27,31 @@ describe("permission table", () => {
   it("every operation needs a known permission or is public, and the open operations are exactly the documented", () => {
     for (const spec of Object.values(OPERATIONS)) {
       const access: string = spec.access;
-      expect(access === "public" || access === "webhook" || (PERMISSIONS as readonly string[]).includes(access)).toBe(true);
+      expect(access === "public" || access === "webhook" || (PERMISSIONS as readonly string[]).includes(access)).toBe(
+        true,
+      );
     }
     const open = Object.values(OPERATIONS)
       .filter((spec) => spec.access === "public" || spec.access === "webhook")
       .map((spec) => `${spec.method} ${spec.path}`)
       .sort();
-    expect(open).toEqual(["GET /auth/setup", "GET /health", "GET /health", "POST /auth/login", "POST /auth/logout", "POST /pipelines/{id}/webhook"]);
+    expect(open).toEqual([
+      "GET /auth/setup",
+      "GET /health",
+      "GET /health",
+      "POST /auth/login",
+      "POST /auth/logout",
+      "POST /pipelines/{id}/webhook",
+    ]);
     expect(OPERATIONS.purge.access).toBe("settings.edit");
     expect(OPERATIONS.createUser.access).toBe("users.manage");
     expect(OPERATIONS.getConnection.access).toBe("connections.write");
   });
 
   it("has one operation per method and path, and every permission is needed by some operation or role check", () => {
-    const keys = Object.values(OPERATIONS).map((spec) => `${"root" in spec ? "root" : "api"} ${spec.method} ${spec.path}`);
+    const keys = Object.values(OPERATIONS).map(
+      (spec) => `${"root" in spec ? "root" : "api"} ${spec.method} ${spec.path}`,
+    );
     expect(new Set(keys).size).toBe(keys.length);
     const used = new Set<string>(Object.values(OPERATIONS).map((spec) => spec.access));
     expect(PERMISSIONS.filter((p) => !used.has(p))).toEqual([]);

@@ -66,16 +66,35 @@ describe("hook delivery", () => {
     const p = await sluice.pipelines.create({
       name: "hooked",
       hooks: [
-        { event: "run.failed", type: "webhook", url: `${base}/failed`, headers: { "x-secret": "s3cr3t" }, enabled: true },
+        {
+          event: "run.failed",
+          type: "webhook",
+          url: `${base}/failed`,
+          headers: { "x-secret": "s3cr3t" },
+          enabled: true,
+        },
         { event: "run.failed", type: "slack", url: `${base}/slack`, enabled: true },
         { event: "run.failed", type: "webhook", url: `${base}/disabled`, enabled: false },
         { event: "run.started", type: "webhook", url: `${base}/started`, enabled: true },
       ],
     });
-    sluice.events.emit("run.failed", { run_id: "r1", pipeline_id: p.id, status: "failed", error: "boom", timestamp: ts() });
+    sluice.events.emit("run.failed", {
+      run_id: "r1",
+      pipeline_id: p.id,
+      status: "failed",
+      error: "boom",
+      timestamp: ts(),
+    });
     await dispatcher.idle();
     const byPath = Object.fromEntries(received.map((r) => [r.path, r]));
-    expect(byPath["/failed"]?.body).toMatchObject({ event: "run.failed", pipeline_id: p.id, pipeline_name: "hooked", run_id: "r1", status: "failed", error: "boom" });
+    expect(byPath["/failed"]?.body).toMatchObject({
+      event: "run.failed",
+      pipeline_id: p.id,
+      pipeline_name: "hooked",
+      run_id: "r1",
+      status: "failed",
+      error: "boom",
+    });
     expect(byPath["/failed"]?.headers["x-secret"]).toBe("s3cr3t");
     expect(byPath["/slack"]?.body).toEqual({ text: 'Sluice pipeline "hooked" failed (run r1): boom' });
     expect(byPath["/disabled"]).toBeUndefined();
@@ -98,15 +117,32 @@ describe("hook delivery", () => {
     expect(received.filter((r) => r.path === "/flaky")).toHaveLength(1);
     expect(received.filter((r) => r.path === "/down")).toHaveLength(4);
     const logs = runLogs.filter((l) => l.runId === "r2").map((l) => `${l.level} ${l.message}`);
-    expect(logs).toContainEqual(expect.stringMatching(/^info hook #1 \(http:\/\/127\.0\.0\.1:\d+\) run.succeeded delivered .*attempt 3/));
-    expect(logs).toContainEqual(expect.stringMatching(/^warning hook #2 \(http:\/\/127\.0\.0\.1:\d+\) run.succeeded failed after 4 attempts: HTTP 500/));
+    expect(logs).toContainEqual(
+      expect.stringMatching(/^info hook #1 \(http:\/\/127\.0\.0\.1:\d+\) run.succeeded delivered .*attempt 3/),
+    );
+    expect(logs).toContainEqual(
+      expect.stringMatching(
+        /^warning hook #2 \(http:\/\/127\.0\.0\.1:\d+\) run.succeeded failed after 4 attempts: HTTP 500/,
+      ),
+    );
   });
 
   it("delivers sla.missed with the date and deadline", async () => {
     const p = await sluice.pipelines.create({ name: "sla", hooks: [{ event: "sla.missed", url: `${base}/sla` }] });
-    sluice.events.emit("sla.missed", { pipeline_id: p.id, pipeline_name: "sla", date: "2026-11-22", deadline: "2026-11-22T06:00:00.000Z", timestamp: ts() });
+    sluice.events.emit("sla.missed", {
+      pipeline_id: p.id,
+      pipeline_name: "sla",
+      date: "2026-11-22",
+      deadline: "2026-11-22T06:00:00.000Z",
+      timestamp: ts(),
+    });
     await dispatcher.idle();
-    expect(received.find((r) => r.path === "/sla")?.body).toMatchObject({ event: "sla.missed", date: "2026-11-22", deadline: "2026-11-22T06:00:00.000Z", run_id: null });
+    expect(received.find((r) => r.path === "/sla")?.body).toMatchObject({
+      event: "sla.missed",
+      date: "2026-11-22",
+      deadline: "2026-11-22T06:00:00.000Z",
+      run_id: null,
+    });
   });
 
   it("never reaches a link-local / metadata address, even through a DNS name (no request leaves the machine)", async () => {
@@ -127,11 +163,18 @@ describe("hook delivery", () => {
     });
     guarded.start();
     try {
-      const p = await sluice.pipelines.create({ name: "ssrf", hooks: [{ event: "run.succeeded", url: "http://metadata.test/latest/meta-data" }] });
+      const p = await sluice.pipelines.create({
+        name: "ssrf",
+        hooks: [{ event: "run.succeeded", url: "http://metadata.test/latest/meta-data" }],
+      });
       bus.emit("run.completed", { run_id: "r-ssrf", pipeline_id: p.id, status: "success", timestamp: ts() });
       await guarded.idle();
       expect(lookups).toBeGreaterThan(0);
-      expect(logs).toContainEqual(expect.stringMatching(/^warning hook #1 .* run.succeeded failed after 1 attempts: .*(link-local|metadata|not allowed|forbidden)/i));
+      expect(logs).toContainEqual(
+        expect.stringMatching(
+          /^warning hook #1 .* run.succeeded failed after 1 attempts: .*(link-local|metadata|not allowed|forbidden)/i,
+        ),
+      );
     } finally {
       await guarded.stop();
     }

@@ -15,14 +15,22 @@ afterEach(async () => {
 });
 
 async function boot(iso: string): Promise<Sluice> {
-  const sluice = await createSluice({ database: db!.url, clock: at(iso), logger: silentLogger, jwtSecret: "1".repeat(64) });
+  const sluice = await createSluice({
+    database: db!.url,
+    clock: at(iso),
+    logger: silentLogger,
+    jwtSecret: "1".repeat(64),
+  });
   open.push(sluice);
   await sluice.start();
   return sluice;
 }
 
 const runsOf = async (sluice: Sluice, pipelineId: string) =>
-  (await storeOf(sluice).knex("runs").where("pipeline_id", pipelineId).select("trigger", "created_at")) as { trigger: string; created_at: string }[];
+  (await storeOf(sluice).knex("runs").where("pipeline_id", pipelineId).select("trigger", "created_at")) as {
+    trigger: string;
+    created_at: string;
+  }[];
 
 describe("catch-up across a real restart", () => {
   it("queues one `catchup` run for a slot missed while down (< 24 h), and none on a further restart", async () => {

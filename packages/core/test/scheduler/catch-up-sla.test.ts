@@ -15,7 +15,9 @@ describe("catch-up decision", () => {
   });
 
   it("does nothing when the slot already ran", () => {
-    expect(decideCatchUp({ ...base, now: d("2026-11-22T10:00:00Z"), lastRunAt: d("2026-11-22T06:00:00Z") }).action).toBe("none");
+    expect(
+      decideCatchUp({ ...base, now: d("2026-11-22T10:00:00Z"), lastRunAt: d("2026-11-22T06:00:00Z") }).action,
+    ).toBe("none");
   });
 
   it("skips a miss 24 hours old or older", () => {
@@ -24,7 +26,10 @@ describe("catch-up decision", () => {
   });
 
   it("does not count slots from before the schedule existed", () => {
-    expect(decideCatchUp({ ...base, since: d("2026-11-22T07:00:00Z"), now: d("2026-11-22T10:00:00Z"), lastRunAt: null }).action).toBe("none");
+    expect(
+      decideCatchUp({ ...base, since: d("2026-11-22T07:00:00Z"), now: d("2026-11-22T10:00:00Z"), lastRunAt: null })
+        .action,
+    ).toBe("none");
   });
 
   it("uses the pipeline's time zone", () => {
@@ -43,10 +48,17 @@ describe("SLA deadline", () => {
   });
 
   it("is missed after the deadline without a success that day, once per day", () => {
-    const input = { deadline: "06:00", tz: "UTC", lastSuccessFinishedAt: d("2026-11-21T05:00:00Z"), lastReportedDate: null };
+    const input = {
+      deadline: "06:00",
+      tz: "UTC",
+      lastSuccessFinishedAt: d("2026-11-21T05:00:00Z"),
+      lastReportedDate: null,
+    };
     expect(isSlaMissed({ ...input, now: d("2026-11-22T05:59:00Z") }).missed).toBe(false);
     expect(isSlaMissed({ ...input, now: d("2026-11-22T06:00:00Z") }).missed).toBe(true);
-    expect(isSlaMissed({ ...input, now: d("2026-11-22T07:00:00Z"), lastReportedDate: "2026-11-22" }).missed).toBe(false);
+    expect(isSlaMissed({ ...input, now: d("2026-11-22T07:00:00Z"), lastReportedDate: "2026-11-22" }).missed).toBe(
+      false,
+    );
   });
 
   it("is met by a success that finished that day before the deadline", () => {

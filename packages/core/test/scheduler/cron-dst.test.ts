@@ -29,24 +29,63 @@ describe("cron in time zones with DST", () => {
   });
 
   it("Europe/Berlin spring forward: every 30 minutes skips the missing hour without doubling", () => {
-    const slots = slotsBetween("*/30 * * * *", BERLIN, new Date("2026-03-29T00:00:00Z"), new Date("2026-03-29T02:00:00Z"));
+    const slots = slotsBetween(
+      "*/30 * * * *",
+      BERLIN,
+      new Date("2026-03-29T00:00:00Z"),
+      new Date("2026-03-29T02:00:00Z"),
+    );
     // 01:00 CET = 00:00Z, 01:30 CET = 00:30Z, 02:00/02:30 do not exist → once at 03:00 CEST = 01:00Z, 03:30 = 01:30Z
-    expect(iso(slots)).toEqual(["2026-03-29T00:30:00.000Z", "2026-03-29T01:00:00.000Z", "2026-03-29T01:30:00.000Z", "2026-03-29T02:00:00.000Z"]);
+    expect(iso(slots)).toEqual([
+      "2026-03-29T00:30:00.000Z",
+      "2026-03-29T01:00:00.000Z",
+      "2026-03-29T01:30:00.000Z",
+      "2026-03-29T02:00:00.000Z",
+    ]);
   });
 
   it("Europe/Berlin fall back: 02:15 on 2026-10-25 runs once", () => {
-    const slots = slotsBetween("15 2 * * *", BERLIN, new Date("2026-10-24T12:00:00Z"), new Date("2026-10-26T12:00:00Z"));
+    const slots = slotsBetween(
+      "15 2 * * *",
+      BERLIN,
+      new Date("2026-10-24T12:00:00Z"),
+      new Date("2026-10-26T12:00:00Z"),
+    );
     expect(iso(slots)).toEqual(["2026-10-25T00:15:00.000Z", "2026-10-26T01:15:00.000Z"]);
   });
 
   it("UTC is the plain cron", () => {
-    expect(nextSlot("0 6 * * *", "UTC", new Date("2026-11-22T06:00:00Z")).toISOString()).toBe("2026-11-23T06:00:00.000Z");
-    expect(previousSlot("0 6 * * *", "UTC", new Date("2026-11-22T06:00:00Z"))?.toISOString()).toBe("2026-11-22T06:00:00.000Z");
-    expect(previousSlot("0 6 * * 0", "UTC", new Date("2026-11-22T05:59:00Z"))?.toISOString()).toBe("2026-11-15T06:00:00.000Z");
+    expect(nextSlot("0 6 * * *", "UTC", new Date("2026-11-22T06:00:00Z")).toISOString()).toBe(
+      "2026-11-23T06:00:00.000Z",
+    );
+    expect(previousSlot("0 6 * * *", "UTC", new Date("2026-11-22T06:00:00Z"))?.toISOString()).toBe(
+      "2026-11-22T06:00:00.000Z",
+    );
+    expect(previousSlot("0 6 * * 0", "UTC", new Date("2026-11-22T05:59:00Z"))?.toISOString()).toBe(
+      "2026-11-15T06:00:00.000Z",
+    );
   });
 
-  const zones = ["UTC", NY, BERLIN, "Europe/London", "Australia/Sydney", "Asia/Kolkata", "America/Sao_Paulo", "Pacific/Auckland", "Australia/Lord_Howe"];
-  const exprs = ["0 * * * *", "*/15 * * * *", "30 2 * * *", "0 0 * * 0", "5 4 1 * *", "0 9-17 * * 1-5", "45 1,2,3 * * *"];
+  const zones = [
+    "UTC",
+    NY,
+    BERLIN,
+    "Europe/London",
+    "Australia/Sydney",
+    "Asia/Kolkata",
+    "America/Sao_Paulo",
+    "Pacific/Auckland",
+    "Australia/Lord_Howe",
+  ];
+  const exprs = [
+    "0 * * * *",
+    "*/15 * * * *",
+    "30 2 * * *",
+    "0 0 * * 0",
+    "5 4 1 * *",
+    "0 9-17 * * 1-5",
+    "45 1,2,3 * * *",
+  ];
 
   it("property: each next slot is after the start, matches the expression on the local clock, and no slot in between is skipped", () => {
     fc.assert(
@@ -59,12 +98,14 @@ describe("cron in time zones with DST", () => {
           if (next.getTime() <= start.getTime()) return false;
           const local = DateTime.fromJSDate(next, { zone: tz });
           const floating = new Date(Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute));
-          const matches = CronExpressionParser.parse(expr, { tz: "UTC", currentDate: new Date(floating.getTime() - 60_000) })
-            .next()
-            .toDate()
-            .getTime() === floating.getTime();
+          const matches =
+            CronExpressionParser.parse(expr, { tz: "UTC", currentDate: new Date(floating.getTime() - 60_000) })
+              .next()
+              .toDate()
+              .getTime() === floating.getTime();
           // When the slot is not a literal match, it must be the end of a DST gap (a non-existent local time).
-          const gapEnd = !matches && local.offset !== DateTime.fromJSDate(new Date(next.getTime() - 60_000), { zone: tz }).offset;
+          const gapEnd =
+            !matches && local.offset !== DateTime.fromJSDate(new Date(next.getTime() - 60_000), { zone: tz }).offset;
           // previousSlot(next) must give next back (it is a slot).
           const prev = previousSlot(expr, tz, next);
           return (matches || gapEnd) && prev?.getTime() === next.getTime();

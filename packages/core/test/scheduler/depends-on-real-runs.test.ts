@@ -23,27 +23,42 @@ describe("depends_on gates scheduled runs (real runs, moved clock)", () => {
     const clock = new MovableClock(Date.parse("2026-11-22T10:00:30Z"));
     sluice = await createSluice({ database: db.url, clock, logger: silentLogger, jwtSecret: "2".repeat(64) });
     await sluice.start();
-    const upstream = await sluice.pipelines.create({ name: "upstream", nodes: codeNode("throw new Error('source down')") });
+    const upstream = await sluice.pipelines.create({
+      name: "upstream",
+      nodes: codeNode("throw new Error('source down')"),
+    });
     const failed = await sluice.runs.trigger(upstream.id);
-    for (let i = 0; i < 200 && ["pending", "running"].includes((await sluice.runs.get(failed.id)).status); i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 200 && ["pending", "running"].includes((await sluice.runs.get(failed.id)).status); i++)
+      await new Promise((r) => setTimeout(r, 20));
     expect((await sluice.runs.get(failed.id)).status).toBe("failed");
 
-    const downstream = await sluice.pipelines.create({ name: "downstream", schedule: "* * * * *", depends_on: [upstream.id] });
+    const downstream = await sluice.pipelines.create({
+      name: "downstream",
+      schedule: "* * * * *",
+      depends_on: [upstream.id],
+    });
     const skipped: { blocked_by?: string[]; pipeline_id: string }[] = [];
     sluice.events.on("schedule.skipped", (e) => skipped.push(e));
     await new Promise((r) => setTimeout(r, 50)); // registration is immediate but asynchronous
     clock.current = Date.parse("2026-11-22T10:01:00Z");
     await sluice.scheduler.tick();
-    expect(await storeOf(sluice).knex("runs").where("pipeline_id", downstream.id).count({ n: "*" })).toEqual([{ n: 0 }]);
+    expect(await storeOf(sluice).knex("runs").where("pipeline_id", downstream.id).count({ n: "*" })).toEqual([
+      { n: 0 },
+    ]);
     expect(skipped).toEqual([expect.objectContaining({ pipeline_id: downstream.id, blocked_by: [upstream.id] })]);
-    expect(await sluice.scheduler.dependencies(downstream.id)).toEqual([{ pipeline_id: upstream.id, name: "upstream", last_status: "failed", satisfied: false }]);
+    expect(await sluice.scheduler.dependencies(downstream.id)).toEqual([
+      { pipeline_id: upstream.id, name: "upstream", last_status: "failed", satisfied: false },
+    ]);
 
     await sluice.pipelines.update(upstream.id, { nodes: codeNode("return [{ ok: true }];") });
     const ok = await sluice.runs.trigger(upstream.id);
-    for (let i = 0; i < 200 && ["pending", "running"].includes((await sluice.runs.get(ok.id)).status); i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 200 && ["pending", "running"].includes((await sluice.runs.get(ok.id)).status); i++)
+      await new Promise((r) => setTimeout(r, 20));
     clock.current = Date.parse("2026-11-22T10:02:00Z");
     await sluice.scheduler.tick();
-    const runs = (await storeOf(sluice).knex("runs").where("pipeline_id", downstream.id).select("trigger")) as { trigger: string }[];
+    const runs = (await storeOf(sluice).knex("runs").where("pipeline_id", downstream.id).select("trigger")) as {
+      trigger: string;
+    }[];
     expect(runs).toEqual([{ trigger: "schedule" }]);
   });
 });

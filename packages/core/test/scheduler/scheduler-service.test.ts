@@ -20,11 +20,25 @@ const manualTimers: Timers = { setTimeout: () => ({}), clearTimeout: () => undef
 
 /** An in-memory run ledger standing in for the run queue (the port's contract, not a driver). */
 class RunLedger implements SchedulerRunsPort {
-  runs: { id: string; pipeline_id: string; trigger: string; status: RunStatus; created_at: string; finished_at: string | null }[] = [];
+  runs: {
+    id: string;
+    pipeline_id: string;
+    trigger: string;
+    status: RunStatus;
+    created_at: string;
+    finished_at: string | null;
+  }[] = [];
   constructor(private clock: FakeClock) {}
   async trigger(pipelineId: string, trigger: "schedule" | "catchup") {
     const id = `run-${this.runs.length + 1}`;
-    this.runs.push({ id, pipeline_id: pipelineId, trigger, status: "pending", created_at: this.clock.now().toISOString(), finished_at: null });
+    this.runs.push({
+      id,
+      pipeline_id: pipelineId,
+      trigger,
+      status: "pending",
+      created_at: this.clock.now().toISOString(),
+      finished_at: null,
+    });
     return { id };
   }
   async latestRun(pipelineId: string) {
@@ -45,7 +59,14 @@ let ledger: RunLedger;
 let scheduler: SchedulerService;
 
 function makeScheduler() {
-  return new SchedulerService({ store: storeOf(sluice), events: sluice.events, clock, logger: silentLogger, runs: ledger, timers: manualTimers });
+  return new SchedulerService({
+    store: storeOf(sluice),
+    events: sluice.events,
+    clock,
+    logger: silentLogger,
+    runs: ledger,
+    timers: manualTimers,
+  });
 }
 
 beforeEach(async () => {
@@ -81,7 +102,15 @@ describe("scheduler with a fake clock", () => {
     await new Promise((r) => setTimeout(r, 20));
     let status = await scheduler.status();
     expect(status).toEqual([
-      { pipeline_id: p.id, pipeline_name: "hourly", schedule: "0 * * * *", timezone: "UTC", enabled: true, next_run: "2026-11-22T10:00:00.000Z", last_run: null },
+      {
+        pipeline_id: p.id,
+        pipeline_name: "hourly",
+        schedule: "0 * * * *",
+        timezone: "UTC",
+        enabled: true,
+        next_run: "2026-11-22T10:00:00.000Z",
+        last_run: null,
+      },
     ]);
     await sluice.pipelines.update(p.id, { enabled: false });
     await new Promise((r) => setTimeout(r, 20));
@@ -103,7 +132,11 @@ describe("scheduler with a fake clock", () => {
   });
 
   it("runs in the pipeline's time zone", async () => {
-    const p = await sluice.pipelines.create({ name: "berlin", schedule: "0 11 * * *", schedule_timezone: "Europe/Berlin" });
+    const p = await sluice.pipelines.create({
+      name: "berlin",
+      schedule: "0 11 * * *",
+      schedule_timezone: "Europe/Berlin",
+    });
     await scheduler.start();
     clock.set("2026-11-22T10:00:00Z"); // 11:00 CET
     await scheduler.tick();
@@ -120,7 +153,14 @@ describe("scheduler with a fake clock", () => {
     await scheduler.tick();
     expect(ledger.of(p.id)).toHaveLength(0);
     expect(skipped[0]?.blocked_by).toEqual([upstream.id]);
-    ledger.runs.push({ id: "u1", pipeline_id: upstream.id, trigger: "manual", status: "success", created_at: clock.now().toISOString(), finished_at: clock.now().toISOString() });
+    ledger.runs.push({
+      id: "u1",
+      pipeline_id: upstream.id,
+      trigger: "manual",
+      status: "success",
+      created_at: clock.now().toISOString(),
+      finished_at: clock.now().toISOString(),
+    });
     clock.set("2026-11-22T10:00:00Z");
     await scheduler.tick();
     expect(ledger.of(p.id)).toHaveLength(1);

@@ -15,10 +15,28 @@ type NetworkType = (typeof NETWORK_TYPES)[number];
 
 /** The fields of a connection of `type` whose server is `host:port`. */
 function fieldsFor(type: NetworkType, host: string, port: number): ConnectionFields {
-  const base: ConnectionFields = { conn_id: `${type}-c`, type, host, port, schema: "db", login: "u", password: "pw-secret-1", extra: {} };
+  const base: ConnectionFields = {
+    conn_id: `${type}-c`,
+    type,
+    host,
+    port,
+    schema: "db",
+    login: "u",
+    password: "pw-secret-1",
+    extra: {},
+  };
   if (type === "http") return { ...base, host: `http://${host}:${port}` };
   if (type === "s3") {
-    return { ...base, extra: { bucket: "b", region: "us-east-1", endpoint: `http://${host}:${port}`, access_key_id: "AK", secret_access_key: "SK" } };
+    return {
+      ...base,
+      extra: {
+        bucket: "b",
+        region: "us-east-1",
+        endpoint: `http://${host}:${port}`,
+        access_key_id: "AK",
+        secret_access_key: "SK",
+      },
+    };
   }
   return base;
 }
@@ -70,28 +88,46 @@ describe("connection tests refuse link-local and cloud-metadata addresses", () =
     it.each(forbidden)(`${type}: a host name resolving to %s is refused before connecting`, async (address) => {
       const resolver = resolverTo(address);
       const before = accepted;
-      await expect(test(type, fieldsFor(type, "metadata.attacker.test", 80), resolver)).rejects.toThrow(/link-local or a cloud-metadata/);
+      await expect(test(type, fieldsFor(type, "metadata.attacker.test", 80), resolver)).rejects.toThrow(
+        /link-local or a cloud-metadata/,
+      );
       expect(resolver.asked.length).toBeGreaterThan(0);
       expect(accepted).toBe(before);
     });
 
-    it.each(["169.254.169.254", "2852039166", "0xa9fea9fe"])(`${type}: the IP literal %s is refused without a lookup`, async (literal) => {
-      await expect(test(type, fieldsFor(type, literal, 80), neverAsked)).rejects.toThrow(/link-local or a cloud-metadata/);
-    });
+    it.each(["169.254.169.254", "2852039166", "0xa9fea9fe"])(
+      `${type}: the IP literal %s is refused without a lookup`,
+      async (literal) => {
+        await expect(test(type, fieldsFor(type, literal, 80), neverAsked)).rejects.toThrow(
+          /link-local or a cloud-metadata/,
+        );
+      },
+    );
   }
 
   it("s3 without an endpoint (AWS host names) goes through the seam too, and never borrows the server's own credentials", async () => {
     const resolver = resolverTo("169.254.169.254");
-    const fields: ConnectionFields = { ...fieldsFor("s3", "x", 1), extra: { bucket: "b", region: "us-east-1", access_key_id: "AK", secret_access_key: "SK" } };
+    const fields: ConnectionFields = {
+      ...fieldsFor("s3", "x", 1),
+      extra: { bucket: "b", region: "us-east-1", access_key_id: "AK", secret_access_key: "SK" },
+    };
     await expect(test("s3", fields, resolver)).rejects.toThrow(/link-local or a cloud-metadata/);
     expect(resolver.asked.some((h) => h.endsWith("amazonaws.com"))).toBe(true);
-    const keyless: ConnectionFields = { ...fields, login: "", password: "", extra: { bucket: "b", region: "us-east-1" } };
+    const keyless: ConnectionFields = {
+      ...fields,
+      login: "",
+      password: "",
+      extra: { bucket: "b", region: "us-east-1" },
+    };
     await expect(test("s3", keyless, resolver)).rejects.toThrow(/needs access_key_id and secret_access_key/);
   });
 
   it("mysql: extra options cannot swap the guarded socket for a unix socket or another host", async () => {
     const resolver = resolverTo("169.254.169.254");
-    const fields = { ...fieldsFor("mysql", "db.test", 3306), extra: { socketPath: "/var/run/mysqld/mysqld.sock", host: "metadata.test", stream: "x" } };
+    const fields = {
+      ...fieldsFor("mysql", "db.test", 3306),
+      extra: { socketPath: "/var/run/mysqld/mysqld.sock", host: "metadata.test", stream: "x" },
+    };
     await expect(test("mysql", fields, resolver)).rejects.toThrow(/link-local or a cloud-metadata/);
     expect(resolver.asked).toEqual(["metadata.test"]);
   });

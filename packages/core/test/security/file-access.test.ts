@@ -26,7 +26,14 @@ const refused = /server's own state files/;
 describe("state files inside a file root", () => {
   it("are refused by name, `..`, case and trailing slash; other files in the root are allowed", async () => {
     fs.mkdirSync(path.join(dir, "sub"));
-    for (const p of ["sluice.db.key", "sub/../sluice.db.key", "SLUICE.DB.KEY", `${key}/`, ".svc-jwt-secret", "sluice.db"]) {
+    for (const p of [
+      "sluice.db.key",
+      "sub/../sluice.db.key",
+      "SLUICE.DB.KEY",
+      `${key}/`,
+      ".svc-jwt-secret",
+      "sluice.db",
+    ]) {
       await expect(resolveConfinedPath(p, access), p).rejects.toThrow(refused);
     }
     await expect(resolveConfinedPath("data.csv", access)).resolves.toBe(path.join(fs.realpathSync(dir), "data.csv"));
@@ -46,16 +53,25 @@ describe("state files inside a file root", () => {
     for (const p of [`/proc/self/root${key}`, "/proc/self/environ", "/dev/fd/0", "/sys/kernel/notes"]) {
       await expect(resolveConfinedPath(p, everything), p).rejects.toThrow(/inside \/(proc|dev|sys)|state files/);
     }
-    await expect(resolveConfinedPath(`/proc/self/cwd/${path.relative(process.cwd(), key)}`, everything)).rejects.toThrow();
-    await expect(resolveConfinedPath("/proc/cpuinfo", { ...access, fileRoots: ["/proc"] })).resolves.toBe("/proc/cpuinfo");
+    await expect(
+      resolveConfinedPath(`/proc/self/cwd/${path.relative(process.cwd(), key)}`, everything),
+    ).rejects.toThrow();
+    await expect(resolveConfinedPath("/proc/cpuinfo", { ...access, fileRoots: ["/proc"] })).resolves.toBe(
+      "/proc/cpuinfo",
+    );
   });
 
   it("a sqlite connection is confined the same way and opens the real path; :memory: stays in memory", async () => {
     const base = { conn_id: "c", type: "sqlite" as const, port: null, schema: "", login: "", password: "", extra: {} };
     await expect(confineConnection({ ...base, host: "sluice.db" }, access)).rejects.toThrow(refused);
-    await expect(confineConnection({ ...base, host: "/etc/passwd" }, access)).rejects.toThrow(/outside the allowed file roots/);
+    await expect(confineConnection({ ...base, host: "/etc/passwd" }, access)).rejects.toThrow(
+      /outside the allowed file roots/,
+    );
     const ok = await confineConnection({ ...base, host: "sub/../app.db" }, access);
-    expect(ok).toMatchObject({ host: path.join(fs.realpathSync(dir), "app.db"), uri: path.join(fs.realpathSync(dir), "app.db") });
+    expect(ok).toMatchObject({
+      host: path.join(fs.realpathSync(dir), "app.db"),
+      uri: path.join(fs.realpathSync(dir), "app.db"),
+    });
     expect((await confineConnection({ ...base, host: ":memory:" }, access)).host).toBe(":memory:");
     const pg = { ...base, type: "postgres" as const, host: "sluice.db" };
     expect((await confineConnection(pg, access)).host).toBe("sluice.db");

@@ -32,23 +32,48 @@ describe.each(dialects)("%s insight queries", (dialect) => {
       started_at: created_at,
       finished_at: status === "running" ? null : created_at,
     });
-    await storeOf(sluice).knex("runs").insert([
-      run(a, "success", daysAgo(0, 9)),
-      run(a, "failed", daysAgo(0, 11)),
-      run(a, "failed", daysAgo(2)),
-      run(a, "success", daysAgo(10)),
-      run(b, "success", daysAgo(1)),
-      run(b, "running", daysAgo(0, 11)),
-      run(b, "failed", daysAgo(6)),
-    ]);
+    await storeOf(sluice)
+      .knex("runs")
+      .insert([
+        run(a, "success", daysAgo(0, 9)),
+        run(a, "failed", daysAgo(0, 11)),
+        run(a, "failed", daysAgo(2)),
+        run(a, "success", daysAgo(10)),
+        run(b, "success", daysAgo(1)),
+        run(b, "running", daysAgo(0, 11)),
+        run(b, "failed", daysAgo(6)),
+      ]);
     await storeOf(sluice).knex("connections").insert({
-      id: newId(), conn_id: "orders-db", type: "postgres", host: "db.internal", port: 5432, schema: "shop", login: "u",
-      password_enc: "v1:secret-envelope", extra_enc: null, created_at: NOW.toISOString(), updated_at: NOW.toISOString(),
+      id: newId(),
+      conn_id: "orders-db",
+      type: "postgres",
+      host: "db.internal",
+      port: 5432,
+      schema: "shop",
+      login: "u",
+      password_enc: "v1:secret-envelope",
+      extra_enc: null,
+      created_at: NOW.toISOString(),
+      updated_at: NOW.toISOString(),
     });
-    await storeOf(sluice).knex("variables").insert([
-      { key: "ORDERS_TOKEN", type: "secret", value: "v1:enc", created_at: NOW.toISOString(), updated_at: NOW.toISOString() },
-      { key: "region", type: "string", value: "orders-eu", created_at: NOW.toISOString(), updated_at: NOW.toISOString() },
-    ]);
+    await storeOf(sluice)
+      .knex("variables")
+      .insert([
+        {
+          key: "ORDERS_TOKEN",
+          type: "secret",
+          value: "v1:enc",
+          created_at: NOW.toISOString(),
+          updated_at: NOW.toISOString(),
+        },
+        {
+          key: "region",
+          type: "string",
+          value: "orders-eu",
+          created_at: NOW.toISOString(),
+          updated_at: NOW.toISOString(),
+        },
+      ]);
   });
   afterAll(async () => {
     await sluice?.close();
@@ -57,17 +82,50 @@ describe.each(dialects)("%s insight queries", (dialect) => {
 
   it(`${dialect}: summary has last-run status and counts per pipeline, zeros without runs`, async () => {
     const summary = await sluice.insights.summary();
-    expect(summary.find((p) => p.id === a)).toMatchObject({ last_run_status: "failed", last_run_at: daysAgo(0, 11), runs_total: 4, runs_success: 2, runs_failed: 2 });
-    expect(summary.find((p) => p.id === b)).toMatchObject({ last_run_status: "running", runs_total: 3, runs_success: 1, runs_failed: 1 });
-    expect(summary.find((p) => p.id === idle)).toMatchObject({ last_run_status: null, last_run_at: null, runs_total: 0 });
+    expect(summary.find((p) => p.id === a)).toMatchObject({
+      last_run_status: "failed",
+      last_run_at: daysAgo(0, 11),
+      runs_total: 4,
+      runs_success: 2,
+      runs_failed: 2,
+    });
+    expect(summary.find((p) => p.id === b)).toMatchObject({
+      last_run_status: "running",
+      runs_total: 3,
+      runs_success: 1,
+      runs_failed: 1,
+    });
+    expect(summary.find((p) => p.id === idle)).toMatchObject({
+      last_run_status: null,
+      last_run_at: null,
+      runs_total: 0,
+    });
   });
 
   it(`${dialect}: dashboard has 7 zero-filled trend days, top failing and recent runs`, async () => {
     const d = await sluice.insights.dashboard();
-    expect(d.trends.map((t) => t.date)).toEqual(["2026-11-16", "2026-11-17", "2026-11-18", "2026-11-19", "2026-11-20", "2026-11-21", "2026-11-22"]);
+    expect(d.trends.map((t) => t.date)).toEqual([
+      "2026-11-16",
+      "2026-11-17",
+      "2026-11-18",
+      "2026-11-19",
+      "2026-11-20",
+      "2026-11-21",
+      "2026-11-22",
+    ]);
     expect(d.trends.at(-1)).toEqual({ date: "2026-11-22", success: 1, failed: 1, total: 3 });
-    expect(d.trends.find((t) => t.date === "2026-11-17")).toEqual({ date: "2026-11-17", success: 0, failed: 0, total: 0 });
-    expect(d.trends.find((t) => t.date === "2026-11-16")).toEqual({ date: "2026-11-16", success: 0, failed: 1, total: 1 });
+    expect(d.trends.find((t) => t.date === "2026-11-17")).toEqual({
+      date: "2026-11-17",
+      success: 0,
+      failed: 0,
+      total: 0,
+    });
+    expect(d.trends.find((t) => t.date === "2026-11-16")).toEqual({
+      date: "2026-11-16",
+      success: 0,
+      failed: 1,
+      total: 1,
+    });
     expect(d.top_failing).toEqual([
       { pipeline_id: a, name: "Alpha Orders", fail_count: 2 },
       { pipeline_id: b, name: "beta", fail_count: 1 },
@@ -80,7 +138,11 @@ describe.each(dialects)("%s insight queries", (dialect) => {
 
   it(`${dialect}: search is a case-insensitive substring over pipelines, connections and variable keys`, async () => {
     const hits = await sluice.insights.search({ q: "ORDERS", limit: 30 });
-    expect(hits.map((h) => `${h.type}:${h.name}`).sort()).toEqual(["connection:orders-db", "pipeline:Alpha Orders", "variable:ORDERS_TOKEN"]);
+    expect(hits.map((h) => `${h.type}:${h.name}`).sort()).toEqual([
+      "connection:orders-db",
+      "pipeline:Alpha Orders",
+      "variable:ORDERS_TOKEN",
+    ]);
     expect(JSON.stringify(hits)).not.toMatch(/secret-envelope|v1:enc/);
     expect((await sluice.insights.search({ q: "orders-eu", limit: 30 })).length).toBe(0); // values are never searched
     expect((await sluice.insights.search({ q: "50%_", limit: 30 })).map((h) => h.id)).toEqual([b]);

@@ -18,7 +18,13 @@ function pipeline(overrides: Partial<Pipeline> = {}): Pipeline {
     tags: ["a", "b"],
     params: { region: "eu" },
     nodes: [
-      { id: "src", type: "source_db", name: "Source", config: { conn_id: "pg", query: "select 1" }, position: { x: 1, y: 2 } },
+      {
+        id: "src",
+        type: "source_db",
+        name: "Source",
+        config: { conn_id: "pg", query: "select 1" },
+        position: { x: 1, y: 2 },
+      },
       { id: "out", type: "sink_file", config: { path: "out.csv", format: "csv" } },
     ],
     edges: [{ from: "src", to: "out" }],
@@ -167,7 +173,9 @@ describe.each(dialects)("%s pipeline store contract", (dialect) => {
   });
 
   it(`${dialect}: refuses a database migrated by a newer version`, async () => {
-    await store.knex("sluice_migrations").insert({ name: "999-from-the-future", batch: 99, migration_time: new Date() });
+    await store
+      .knex("sluice_migrations")
+      .insert({ name: "999-from-the-future", batch: 99, migration_time: new Date() });
     await expect(createKnexStore(db.url)).rejects.toThrow(/newer Sluice/);
     await store.knex("sluice_migrations").where({ name: "999-from-the-future" }).delete();
   });

@@ -22,10 +22,28 @@ describe.each(dialects)("%s system purge", (dialect) => {
     ] as const;
     for (const [id, status, created_at] of runs) {
       await k("runs").insert({ id, pipeline_id: "p", status, trigger: "manual", params: "{}", created_at });
-      await k("node_runs").insert({ id: `${id}-n`, run_id: id, node_id: "n", status: "success", attempt: 1, row_count: 1, duration_ms: 1 });
+      await k("node_runs").insert({
+        id: `${id}-n`,
+        run_id: id,
+        node_id: "n",
+        status: "success",
+        attempt: 1,
+        row_count: 1,
+        duration_ms: 1,
+      });
       await k("run_logs").insert({ run_id: id, node_id: "n", level: "info", message: "m", timestamp: created_at });
       await k("node_outputs").insert({ run_id: id, node_id: "n", kind: "preview", data: "{}", created_at });
-      await k("dlq_entries").insert({ id: `${id}-d`, pipeline_id: "p", run_id: id, node_id: "n", node_name: "n", error: "e", payload: "[]", created_at, resolved: false });
+      await k("dlq_entries").insert({
+        id: `${id}-d`,
+        pipeline_id: "p",
+        run_id: id,
+        node_id: "n",
+        node_name: "n",
+        error: "e",
+        payload: "[]",
+        created_at,
+        resolved: false,
+      });
     }
   });
   afterAll(async () => {
@@ -36,7 +54,8 @@ describe.each(dialects)("%s system purge", (dialect) => {
   it(`${dialect}: deletes finished runs older than the cutoff with their node runs, logs, outputs and DLQ entries`, async () => {
     expect(await sluice.system.purge({})).toEqual({ deleted: 2, days: 30 });
     const k = storeOf(sluice).knex;
-    const left = async (table: string, column: string) => ((await k(table).select(column)) as Record<string, string>[]).map((r) => r[column]).sort();
+    const left = async (table: string, column: string) =>
+      ((await k(table).select(column)) as Record<string, string>[]).map((r) => r[column]).sort();
     expect(await left("runs", "id")).toEqual(["new-1", "old-running"]);
     expect(await left("node_runs", "run_id")).toEqual(["new-1", "old-running"]);
     expect(await left("run_logs", "run_id")).toEqual(["new-1", "old-running"]);

@@ -36,9 +36,13 @@ describe.each(dialects)("%s run store contract", (dialect) => {
 
   it(`${dialect}: concurrent claims never hand one pending run to two owners`, async () => {
     const ids = Array.from({ length: 40 }, (_, i) => `claim-${String(i).padStart(2, "0")}`);
-    await a.runs.insert(ids.map((id, i) => run(id, { created_at: `2026-01-01T00:00:${String(i).padStart(2, "0")}.000Z` })));
+    await a.runs.insert(
+      ids.map((id, i) => run(id, { created_at: `2026-01-01T00:00:${String(i).padStart(2, "0")}.000Z` })),
+    );
     const claims = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).runs.claimPending(`owner-${i}`, 7, "2026-01-02T00:00:00.000Z")),
+      Array.from({ length: 8 }, (_, i) =>
+        (i % 2 ? a : b).runs.claimPending(`owner-${i}`, 7, "2026-01-02T00:00:00.000Z"),
+      ),
     );
     const claimed = claims.flat().map((r) => r.id);
     expect(new Set(claimed).size).toBe(claimed.length);
@@ -58,7 +62,11 @@ describe.each(dialects)("%s run store contract", (dialect) => {
     expect(owners.map((o) => o.owner)).toEqual(expect.arrayContaining(["ghost", "me"]));
     const failed = await a.runs.failRunsOfOwners(["ghost"], "interrupted", "2026-01-03T00:00:00.000Z");
     expect(failed.map((r) => r.id)).toEqual(["dead-1"]);
-    expect(await a.runs.get("dead-1")).toMatchObject({ status: "failed", error: "interrupted", finished_at: "2026-01-03T00:00:00.000Z" });
+    expect(await a.runs.get("dead-1")).toMatchObject({
+      status: "failed",
+      error: "interrupted",
+      finished_at: "2026-01-03T00:00:00.000Z",
+    });
     expect((await a.runs.get("alive-1"))?.status).toBe("running");
   });
 
@@ -71,7 +79,18 @@ describe.each(dialects)("%s run store contract", (dialect) => {
   });
 
   it(`${dialect}: batched node runs upsert (last state wins), logs keep order and filter, outputs round-trip`, async () => {
-    const nr: NodeRun = { id: "nr-1", run_id: "br", node_id: "n1", status: "running", attempt: 1, row_count: 0, duration_ms: 0, started_at: t0, finished_at: null, error: null };
+    const nr: NodeRun = {
+      id: "nr-1",
+      run_id: "br",
+      node_id: "n1",
+      status: "running",
+      attempt: 1,
+      row_count: 0,
+      duration_ms: 0,
+      started_at: t0,
+      finished_at: null,
+      error: null,
+    };
     await a.runs.writeBatch({
       nodeRuns: [nr, { ...nr, status: "success", row_count: 5, duration_ms: 12, finished_at: t0 }],
       logs: [
@@ -80,7 +99,11 @@ describe.each(dialects)("%s run store contract", (dialect) => {
       ],
       outputs: [{ run_id: "br", node_id: "n1", kind: "output", data: { columns: ["x"], rows: [{ x: 1 }] } }],
     });
-    await a.runs.writeBatch({ nodeRuns: [{ ...nr, status: "failed", attempt: 2, error: "boom" }], logs: [], outputs: [{ run_id: "br", node_id: "n1", kind: "output", data: { columns: ["x"], rows: [{ x: 2 }] } }] });
+    await a.runs.writeBatch({
+      nodeRuns: [{ ...nr, status: "failed", attempt: 2, error: "boom" }],
+      logs: [],
+      outputs: [{ run_id: "br", node_id: "n1", kind: "output", data: { columns: ["x"], rows: [{ x: 2 }] } }],
+    });
     expect(await b.runs.nodeRuns("br")).toEqual([{ ...nr, status: "failed", attempt: 2, error: "boom" }]);
     expect((await b.runs.logs("br")).map((l) => l.message)).toEqual(["first", "second"]);
     expect((await b.runs.logs("br", { level: "error" })).map((l) => l.message)).toEqual(["second"]);
@@ -92,7 +115,12 @@ describe.each(dialects)("%s run store contract", (dialect) => {
 
   it(`${dialect}: list newest first with totals; latest and last success`, async () => {
     await a.runs.insert([
-      run("l-1", { pipeline_id: "p-list", created_at: "2026-02-01T00:00:00.000Z", status: "success", finished_at: "2026-02-01T00:01:00.000Z" }),
+      run("l-1", {
+        pipeline_id: "p-list",
+        created_at: "2026-02-01T00:00:00.000Z",
+        status: "success",
+        finished_at: "2026-02-01T00:01:00.000Z",
+      }),
       run("l-2", { pipeline_id: "p-list", created_at: "2026-02-02T00:00:00.000Z", status: "failed" }),
       run("l-3", { pipeline_id: "p-list", created_at: "2026-02-03T00:00:00.000Z" }),
     ]);
@@ -106,7 +134,16 @@ describe.each(dialects)("%s run store contract", (dialect) => {
 
   it(`${dialect}: DLQ entries list (resolved hidden by default, limit) and resolve`, async () => {
     const entry = (id: string, created_at: string) => ({
-      id, pipeline_id: "p-dlq", run_id: "r", node_id: "n", node_name: "N", error: "bad", payload: [{ a: 1 }], created_at, resolved: false, resolved_at: null,
+      id,
+      pipeline_id: "p-dlq",
+      run_id: "r",
+      node_id: "n",
+      node_name: "N",
+      error: "bad",
+      payload: [{ a: 1 }],
+      created_at,
+      resolved: false,
+      resolved_at: null,
     });
     await a.runs.insertDlq([entry("d1", "2026-01-01T00:00:00.000Z"), entry("d2", "2026-01-02T00:00:00.000Z")]);
     expect((await b.runs.listDlq("p-dlq", false, 50)).map((e) => e.id)).toEqual(["d2", "d1"]);

@@ -106,7 +106,12 @@ describe.each(dialects)("%s user and login-attempt store contract", (dialect) =>
     await store.loginAttempts.recordFailure("carol", policy(t0));
     await store.loginAttempts.recordFailure("carol", policy(t0 + MINUTE));
     const later = await store.loginAttempts.recordFailure("carol", policy(t0 + 16 * MINUTE));
-    expect(later).toEqual({ username: "carol", failures: 1, first_failure_at: policy(t0 + 16 * MINUTE).at, locked_until: null });
+    expect(later).toEqual({
+      username: "carol",
+      failures: 1,
+      first_failure_at: policy(t0 + 16 * MINUTE).at,
+      locked_until: null,
+    });
   });
 
   it(`${dialect}: concurrent failures are all counted`, async () => {
@@ -125,7 +130,10 @@ describe.each(dialects)("%s user and login-attempt store contract", (dialect) =>
     await store.loginAttempts.recordFailure("locked", policy(t0 + MINUTE));
     for (let i = 0; i < 4; i++) await store.loginAttempts.recordFailure("locked", policy(t0 + 14 * MINUTE));
     const at = t0 + 20 * MINUTE;
-    const pruned = await store.loginAttempts.prune(new Date(at - 15 * MINUTE).toISOString(), new Date(at).toISOString());
+    const pruned = await store.loginAttempts.prune(
+      new Date(at - 15 * MINUTE).toISOString(),
+      new Date(at).toISOString(),
+    );
     expect(pruned).toBeGreaterThanOrEqual(1);
     expect(await store.loginAttempts.get("old")).toBeNull();
     expect((await store.loginAttempts.get("recent"))?.failures).toBe(1);

@@ -23,7 +23,9 @@ describe.each(dialects)("%s webhook store contract", (dialect) => {
   const at = (ms: number) => new Date(t0.getTime() + ms);
 
   it(`${dialect}: one trigger per pipeline per window, across connections, with the time left`, async () => {
-    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? a : b).webhooks.claimTrigger("p1", t0, 10_000)));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => (i % 2 ? a : b).webhooks.claimTrigger("p1", t0, 10_000)),
+    );
     expect(results.filter((r) => r.accepted)).toHaveLength(1);
     const refused = await a.webhooks.claimTrigger("p1", at(4000), 10_000);
     expect(refused).toEqual({ accepted: false, retryAfterMs: 6000 });
@@ -32,9 +34,20 @@ describe.each(dialects)("%s webhook store contract", (dialect) => {
   });
 
   it(`${dialect}: runs are found by idempotency key within the window`, async () => {
-    await a.knex("runs").insert({ id: "r1", pipeline_id: "p1", status: "pending", trigger: "webhook", params: "{}", created_at: t0.toISOString() });
+    await a.knex("runs").insert({
+      id: "r1",
+      pipeline_id: "p1",
+      status: "pending",
+      trigger: "webhook",
+      params: "{}",
+      created_at: t0.toISOString(),
+    });
     await a.webhooks.tagRun("r1", "p1:abc");
-    expect(await b.webhooks.findRunByIdempotencyKey("p1:abc", at(-1000))).toEqual({ id: "r1", pipeline_id: "p1", status: "pending" });
+    expect(await b.webhooks.findRunByIdempotencyKey("p1:abc", at(-1000))).toEqual({
+      id: "r1",
+      pipeline_id: "p1",
+      status: "pending",
+    });
     expect(await b.webhooks.findRunByIdempotencyKey("p1:abc", at(1000))).toBeNull();
     expect(await b.webhooks.findRunByIdempotencyKey("p1:other", at(-1000))).toBeNull();
   });

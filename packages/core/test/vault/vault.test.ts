@@ -12,7 +12,9 @@ const key = (byte: number) => Buffer.alloc(32, byte);
 describe("vault", () => {
   it("round-trips any string, with a fresh IV each time", () => {
     const vault = new Vault(key(7), "test");
-    fc.assert(fc.property(fc.string({ unit: "grapheme", maxLength: 500 }), (s) => vault.decrypt(vault.encrypt(s)) === s));
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme", maxLength: 500 }), (s) => vault.decrypt(vault.encrypt(s)) === s),
+    );
     expect(vault.encrypt("same")).not.toBe(vault.encrypt("same"));
   });
 
@@ -27,7 +29,9 @@ describe("vault", () => {
         expect(() => vault.decrypt(`v1:${raw.toString("base64")}`)).toThrow(/sluice\.db\.key/);
       }),
     );
-    expect(() => new Vault(key(2), "/other.key").decrypt(vault.encrypt("x"))).toThrow(/cannot be decrypted with the key from \/other\.key/);
+    expect(() => new Vault(key(2), "/other.key").decrypt(vault.encrypt("x"))).toThrow(
+      /cannot be decrypted with the key from \/other\.key/,
+    );
   });
 
   it("creates {db_path}.key with mode 0600 beside a SQLite database, and reuses it", () => {
@@ -49,6 +53,8 @@ describe("vault", () => {
     await first.variables.upsert({ key: "token", value: "s3cret", type: "secret" });
     await first.close();
     fs.writeFileSync(`${db}.key`, `${"cd".repeat(32)}\n`);
-    await expect(createSluice({ database: db, logger: silentLogger, jwtSecret: "3".repeat(64) })).rejects.toThrow(/k\.db\.key/);
+    await expect(createSluice({ database: db, logger: silentLogger, jwtSecret: "3".repeat(64) })).rejects.toThrow(
+      /k\.db\.key/,
+    );
   });
 });

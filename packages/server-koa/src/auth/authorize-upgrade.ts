@@ -16,7 +16,7 @@ const first = (value: string | string[] | undefined): string | undefined =>
 /** The origin the server answers as for this request, worked out like Koa's `ctx.origin`. */
 export function upgradeOwnOrigin(request: IncomingMessage, proxy = false): string {
   const encrypted = (request.socket as Partial<TLSSocket> | undefined)?.encrypted === true;
-  const protocol = encrypted ? "https" : ((proxy && first(request.headers["x-forwarded-proto"])) || "http");
+  const protocol = encrypted ? "https" : (proxy && first(request.headers["x-forwarded-proto"])) || "http";
   const host = (proxy && first(request.headers["x-forwarded-host"])) || request.headers.host || "";
   return `${protocol}://${host}`;
 }
@@ -27,7 +27,11 @@ export function upgradeOwnOrigin(request: IncomingMessage, proxy = false): strin
  * open a WebSocket, so one that relies on the session cookie must come from this origin (or a trusted one).
  * Throws a SluiceError (401/403) like the HTTP middleware.
  */
-export function authorizeUpgrade(sluice: Sluice, request: IncomingMessage, options: UpgradeOriginOptions = {}): Promise<Principal> {
+export function authorizeUpgrade(
+  sluice: Sluice,
+  request: IncomingMessage,
+  options: UpgradeOriginOptions = {},
+): Promise<Principal> {
   const url = new URL(request.url ?? "/", "http://localhost");
   const queryToken = url.searchParams.get("token") ?? undefined;
   const credentials = credentialsFromHeaders(request.headers, queryToken);

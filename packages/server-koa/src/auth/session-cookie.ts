@@ -8,7 +8,14 @@ import { SESSION_COOKIE } from "./credentials.js";
  */
 function cookieHeader(value: string, maxAgeSeconds: number, secure: boolean): string {
   const expires = new Date(maxAgeSeconds > 0 ? Date.now() + maxAgeSeconds * 1000 : 0).toUTCString();
-  const attributes = [`${SESSION_COOKIE}=${value}`, "Path=/", `Max-Age=${maxAgeSeconds}`, `Expires=${expires}`, "HttpOnly", "SameSite=Lax"];
+  const attributes = [
+    `${SESSION_COOKIE}=${value}`,
+    "Path=/",
+    `Max-Age=${maxAgeSeconds}`,
+    `Expires=${expires}`,
+    "HttpOnly",
+    "SameSite=Lax",
+  ];
   if (secure) attributes.push("Secure");
   return attributes.join("; ");
 }

@@ -35,7 +35,8 @@ export function errorHandler(logger: Logger): Middleware {
           ...(e.extra.errors ? { errors: e.extra.errors } : {}),
           ...(e.extra.details !== undefined ? { details: e.extra.details } : {}),
         };
-        if (e.extra.retryAfterSeconds !== undefined) ctx.set("Retry-After", String(Math.max(1, Math.ceil(e.extra.retryAfterSeconds))));
+        if (e.extra.retryAfterSeconds !== undefined)
+          ctx.set("Retry-After", String(Math.max(1, Math.ceil(e.extra.retryAfterSeconds))));
         if (e.status >= 500) logger.error("request failed", { method: ctx.method, path: ctx.path, error: e.message });
         return;
       }

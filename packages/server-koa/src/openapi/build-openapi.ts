@@ -46,7 +46,10 @@ export function buildOpenApi(prefix: string): Record<string, unknown> {
         : { description: spec.returns, content: { "application/json": { schema: jsonSchema(io.response, "output") } } };
     const responses: Record<string, unknown> = { [String(spec.status)]: success };
     for (const [status, description] of Object.entries(ERROR_STATUS)) {
-      responses[status] = { description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
+      responses[status] = {
+        description,
+        content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+      };
     }
     const operation: Record<string, unknown> = {
       operationId: id,
@@ -60,12 +63,20 @@ export function buildOpenApi(prefix: string): Record<string, unknown> {
       "x-sluice-access": spec.access,
       ...(spec.access === "public" || spec.access === "webhook" ? { security: [] } : {}),
     };
-    if (io.body) operation.requestBody = { required: !io.body.safeParse(undefined).success, content: { "application/json": { schema: jsonSchema(io.body, "input") } } };
+    if (io.body)
+      operation.requestBody = {
+        required: !io.body.safeParse(undefined).success,
+        content: { "application/json": { schema: jsonSchema(io.body, "input") } },
+      };
     paths[openPath.replace(/\{([A-Za-z0-9_]+)\}/g, "{$1}")] = { ...paths[openPath], [method]: operation };
   }
   return {
     openapi: "3.1.0",
-    info: { title: "Sluice API", version: SLUICE_VERSION, description: "Data-pipeline orchestration. Errors are JSON {error, code}." },
+    info: {
+      title: "Sluice API",
+      version: SLUICE_VERSION,
+      description: "Data-pipeline orchestration. Errors are JSON {error, code}.",
+    },
     servers: [{ url: "/" }],
     components: {
       securitySchemes: {

@@ -1,6 +1,7 @@
 import { OPERATIONS, type OperationId } from "@sluice/core";
 
-const accessText = (access: string) => (access === "public" ? "open" : access === "webhook" ? "open (webhook token)" : `\`${access}\``);
+const accessText = (access: string) =>
+  access === "public" ? "open" : access === "webhook" ? "open (webhook token)" : `\`${access}\``;
 
 /** The route permission table of docs/auth.md, generated from the operation table (`npm run docs` writes it). */
 export function permissionReference(prefix = "/api"): string {

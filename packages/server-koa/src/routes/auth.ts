@@ -2,7 +2,10 @@ import type { Sluice } from "@sluice/core";
 import { clearSessionCookie, setSessionCookie } from "../auth/session-cookie.js";
 import type { OperationHandler, RoutedOperationId } from "../operations.js";
 
-type Ids = Extract<RoutedOperationId, "login" | "logout" | "getSetup" | "getMe" | "listUsers" | "createUser" | "changePassword" | "adminResetPassword">;
+type Ids = Extract<
+  RoutedOperationId,
+  "login" | "logout" | "getSetup" | "getMe" | "listUsers" | "createUser" | "changePassword" | "adminResetPassword"
+>;
 
 export function authHandlers(sluice: Sluice): Record<Ids, OperationHandler> {
   const auth = sluice.auth;

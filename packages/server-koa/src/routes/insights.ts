@@ -1,7 +1,10 @@
 import type { SearchQuery, Sluice } from "@sluice/core";
 import type { OperationHandler, RoutedOperationId } from "../operations.js";
 
-type Ids = Extract<RoutedOperationId, "dashboard" | "pipelineSummary" | "search" | "lineage" | "impact" | "schedulerStatus" | "dependencies">;
+type Ids = Extract<
+  RoutedOperationId,
+  "dashboard" | "pipelineSummary" | "search" | "lineage" | "impact" | "schedulerStatus" | "dependencies"
+>;
 
 export function insightHandlers(sluice: Sluice): Record<Ids, OperationHandler> {
   return {

@@ -33,7 +33,10 @@ export function pipelineHandlers(sluice: Sluice): Record<Ids, OperationHandler> 
     clonePipeline: ({ params }) => pipelines.clone(params.id!),
     exportPipeline: async ({ params, ctx }) => {
       const document = await pipelines.export(params.id!);
-      ctx.set("Content-Disposition", `attachment; filename="pipeline-${params.id!.replace(/[^A-Za-z0-9_-]/g, "_")}.json"`);
+      ctx.set(
+        "Content-Disposition",
+        `attachment; filename="pipeline-${params.id!.replace(/[^A-Za-z0-9_-]/g, "_")}.json"`,
+      );
       return document;
     },
     validatePipeline: ({ params }) => pipelines.validate(params.id!),

@@ -20,7 +20,8 @@ type Ids = Extract<
   | "webhook"
 >;
 
-const headerValue = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
+const headerValue = (value: string | string[] | undefined): string | undefined =>
+  Array.isArray(value) ? value[0] : value;
 
 /** SPEC part 4 "Running pipelines and runs", the DLQ and the webhook trigger (docs/api.md shapes). */
 export function runHandlers(sluice: Sluice): Record<Ids, OperationHandler> {

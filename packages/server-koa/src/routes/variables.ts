@@ -1,7 +1,10 @@
 import type { PaginationQuery, Sluice } from "@sluice/core";
 import type { OperationHandler, RoutedOperationId } from "../operations.js";
 
-type Ids = Extract<RoutedOperationId, "listVariables" | "upsertVariable" | "getVariable" | "updateVariable" | "deleteVariable" | "variableUsedBy">;
+type Ids = Extract<
+  RoutedOperationId,
+  "listVariables" | "upsertVariable" | "getVariable" | "updateVariable" | "deleteVariable" | "variableUsedBy"
+>;
 
 export function variableHandlers(sluice: Sluice): Record<Ids, OperationHandler> {
   const variables = sluice.variables;

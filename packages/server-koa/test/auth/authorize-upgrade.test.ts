@@ -30,7 +30,9 @@ describe("WebSocket upgrade authorization (/ws)", () => {
 
   it("accepts a token in ?token=, a bearer, a cookie or an API key; refuses none or a bad one with 401", async () => {
     expect(await statusOf(authorizeUpgrade(t.sluice, upgrade(`/ws?token=${viewer}`)))).toBe(200);
-    expect(await statusOf(authorizeUpgrade(t.sluice, upgrade("/api/ws", { authorization: `Bearer ${viewer}` })))).toBe(200);
+    expect(await statusOf(authorizeUpgrade(t.sluice, upgrade("/api/ws", { authorization: `Bearer ${viewer}` })))).toBe(
+      200,
+    );
     expect(await statusOf(authorizeUpgrade(t.sluice, upgrade("/ws", { cookie: `svc_session=${viewer}` })))).toBe(200);
     expect(await statusOf(authorizeUpgrade(t.sluice, upgrade("/ws", { "x-api-key": apiKey })))).toBe(200);
     expect(await statusOf(authorizeUpgrade(t.sluice, upgrade("/ws")))).toBe(401);

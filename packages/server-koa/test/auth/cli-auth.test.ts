@@ -28,8 +28,22 @@ describe.runIf(built)("sluice serve: --api-key, --cors-origin, SVC_JWT_SECRET", 
     const { SVC_JWT_SECRET: _ignored, ...env } = process.env;
     child = spawn(
       process.execPath,
-      [BIN, "serve", "--host", "127.0.0.1", "--port", "0", "--db", path.join(dir, "cli.db"),
-        "--api-key", `${keys[0]},${keys[1]}`, "--api-key", keys[2] as string, "--cors-origin", "http://localhost:5173"],
+      [
+        BIN,
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--db",
+        path.join(dir, "cli.db"),
+        "--api-key",
+        `${keys[0]},${keys[1]}`,
+        "--api-key",
+        keys[2] as string,
+        "--cors-origin",
+        "http://localhost:5173",
+      ],
       { env: { ...env, SLUICE_LOG_LEVEL: "error" }, stdio: ["ignore", "pipe", "pipe"] },
     );
     base = await new Promise<string>((resolve, reject) => {
@@ -55,8 +69,11 @@ describe.runIf(built)("sluice serve: --api-key, --cors-origin, SVC_JWT_SECRET", 
   });
 
   it("accepts every key given, comma-separated or repeated, and refuses others", async () => {
-    for (const key of keys) expect((await fetch(`${base}/api/auth/users`, { headers: { "x-api-key": key } })).status).toBe(200);
-    expect((await fetch(`${base}/api/auth/users`, { headers: { authorization: `Bearer ${keys[2]}` } })).status).toBe(200);
+    for (const key of keys)
+      expect((await fetch(`${base}/api/auth/users`, { headers: { "x-api-key": key } })).status).toBe(200);
+    expect((await fetch(`${base}/api/auth/users`, { headers: { authorization: `Bearer ${keys[2]}` } })).status).toBe(
+      200,
+    );
     expect((await fetch(`${base}/api/auth/users`, { headers: { "x-api-key": generateKey() } })).status).toBe(401);
     expect((await fetch(`${base}/api/auth/users`)).status).toBe(401);
   });

@@ -19,7 +19,12 @@ interface Instance extends ApiCaller {
 
 /** A server over an existing database, so a "restart" reopens the same data. */
 async function serve(db: TestDatabase, clock: Clock): Promise<Instance> {
-  const sluice: Sluice = await createSluice({ database: db.url, logger: silentLogger, jwtSecret: TEST_JWT_SECRET, clock });
+  const sluice: Sluice = await createSluice({
+    database: db.url,
+    logger: silentLogger,
+    jwtSecret: TEST_JWT_SECRET,
+    clock,
+  });
   const server: RunningServer = await startServer(sluice, { host: "127.0.0.1", port: 0 });
   const baseUrl = `http://127.0.0.1:${server.port}`;
   return {
@@ -27,7 +32,11 @@ async function serve(db: TestDatabase, clock: Clock): Promise<Instance> {
       const { json, ...rest } = init;
       const headers = new Headers(rest.headers);
       if (json !== undefined) headers.set("content-type", "application/json");
-      return fetch(`${baseUrl}/api${path}`, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
+      return fetch(`${baseUrl}/api${path}`, {
+        ...rest,
+        headers,
+        body: json !== undefined ? JSON.stringify(json) : rest.body,
+      });
     },
     async close() {
       await server.close(1000);
@@ -48,7 +57,11 @@ describe.each(dialects)("%s login lockout", (dialect) => {
     await t.fetch("/auth/users", { method: "POST", json: { username: "admin", password: PASSWORD } });
     adminToken = await tokenFor(t, "admin");
     for (const username of ["mallory", "trent"]) {
-      await t.fetch("/auth/users", { method: "POST", headers: bearer(adminToken), json: { username, password: PASSWORD, role: "viewer" } });
+      await t.fetch("/auth/users", {
+        method: "POST",
+        headers: bearer(adminToken),
+        json: { username, password: PASSWORD, role: "viewer" },
+      });
     }
   });
   afterAll(async () => {

@@ -18,7 +18,10 @@ function parseSetCookie(header: string): { name: string; value: string; attribut
 }
 
 function sessionCookie(response: Response) {
-  const found = response.headers.getSetCookie().map(parseSetCookie).find((c) => c.name === "svc_session");
+  const found = response.headers
+    .getSetCookie()
+    .map(parseSetCookie)
+    .find((c) => c.name === "svc_session");
   if (!found) throw new Error("no svc_session cookie");
   return found;
 }
@@ -77,7 +80,10 @@ describe("login, session cookie and tokens", () => {
     expect(me.status).toBe(200);
     expect(((await me.json()) as User).username).toBe("viewer");
 
-    const logout = await t.fetch("/auth/logout", { method: "POST", headers: { cookie: `svc_session=${cookie.value}` } });
+    const logout = await t.fetch("/auth/logout", {
+      method: "POST",
+      headers: { cookie: `svc_session=${cookie.value}` },
+    });
     expect(logout.status).toBe(204);
     const cleared = sessionCookie(logout);
     expect(cleared.value).toBe("");
@@ -117,7 +123,11 @@ describe("login, session cookie and tokens", () => {
     for (const body of [{}, { username: "x" }, { username: 1, password: 2 }, []]) {
       expect((await t.fetch("/auth/login", { method: "POST", json: body })).status).toBe(400);
     }
-    const raw = await t.fetch("/auth/login", { method: "POST", headers: { "content-type": "application/json" }, body: "{nope" });
+    const raw = await t.fetch("/auth/login", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{nope",
+    });
     expect(raw.status).toBe(400);
   });
 });
@@ -133,7 +143,8 @@ describe("users", () => {
   afterAll(async () => t?.close());
 
   it("admin creates users: 201, duplicate 409, bad role or short password 400", async () => {
-    const create = (body: unknown) => t.fetch("/auth/users", { method: "POST", headers: bearer(tokens.admin), json: body });
+    const create = (body: unknown) =>
+      t.fetch("/auth/users", { method: "POST", headers: bearer(tokens.admin), json: body });
     const created = await create({ username: "erin", password: PASSWORD, role: "editor" });
     expect(created.status).toBe(201);
     expect(await created.json()).toEqual({ id: expect.any(String), username: "erin", role: "editor" });
@@ -153,7 +164,11 @@ describe("users", () => {
   });
 
   it("a password change revokes every earlier token at once, and the new token works", async () => {
-    await t.fetch("/auth/users", { method: "POST", headers: bearer(tokens.admin), json: { username: "gina", password: PASSWORD, role: "viewer" } });
+    await t.fetch("/auth/users", {
+      method: "POST",
+      headers: bearer(tokens.admin),
+      json: { username: "gina", password: PASSWORD, role: "viewer" },
+    });
     const old = await tokenFor(t, "gina");
     const change = await t.fetch("/auth/change-password", {
       method: "POST",
@@ -172,7 +187,11 @@ describe("users", () => {
   });
 
   it("a second password change within the same second still revokes the token issued by the first", async () => {
-    await t.fetch("/auth/users", { method: "POST", headers: bearer(tokens.admin), json: { username: "hank", password: PASSWORD, role: "viewer" } });
+    await t.fetch("/auth/users", {
+      method: "POST",
+      headers: bearer(tokens.admin),
+      json: { username: "hank", password: PASSWORD, role: "viewer" },
+    });
     const first = await tokenFor(t, "hank");
     const change = await t.fetch("/auth/change-password", {
       method: "POST",
@@ -193,7 +212,8 @@ describe("users", () => {
 
   it("change-password checks the current password and the new one's length", async () => {
     const token = await tokenFor(t, "editor");
-    const change = (body: unknown) => t.fetch("/auth/change-password", { method: "POST", headers: bearer(token), json: body });
+    const change = (body: unknown) =>
+      t.fetch("/auth/change-password", { method: "POST", headers: bearer(token), json: body });
     expect((await change({ current_password: "wrong password", new_password: "another password" })).status).toBe(400);
     expect((await change({ current_password: PASSWORD, new_password: "short" })).status).toBe(400);
     expect((await t.fetch("/auth/me", { headers: bearer(token) })).status).toBe(200);

@@ -11,7 +11,8 @@ describe.each(dialects)("%s open mode", (dialect) => {
   let t: TestServer;
   let other: { sluice: Sluice; server: RunningServer };
   const apiKey = generateApiKey();
-  const otherFetch = (path: string, init: RequestInit = {}) => fetch(`http://127.0.0.1:${other.server.port}/api${path}`, init);
+  const otherFetch = (path: string, init: RequestInit = {}) =>
+    fetch(`http://127.0.0.1:${other.server.port}/api${path}`, init);
 
   beforeAll(async () => {
     // no API key: a server started with one is never open (test/security/api-key-closes-open-mode.test.ts)
@@ -37,7 +38,10 @@ describe.each(dialects)("%s open mode", (dialect) => {
   });
 
   it(`${dialect}: the first user is always admin, and authentication switches on for every instance`, async () => {
-    const created = await t.fetch("/auth/users", { method: "POST", json: { username: "first", password: PASSWORD, role: "viewer" } });
+    const created = await t.fetch("/auth/users", {
+      method: "POST",
+      json: { username: "first", password: PASSWORD, role: "viewer" },
+    });
     expect(created.status).toBe(201);
     expect(await created.json()).toMatchObject({ username: "first", role: "admin" });
 
@@ -50,7 +54,10 @@ describe.each(dialects)("%s open mode", (dialect) => {
   });
 
   it(`${dialect}: afterwards anonymous user creation is refused, admins create users`, async () => {
-    const anonymous = await t.fetch("/auth/users", { method: "POST", json: { username: "second", password: PASSWORD, role: "admin" } });
+    const anonymous = await t.fetch("/auth/users", {
+      method: "POST",
+      json: { username: "second", password: PASSWORD, role: "admin" },
+    });
     expect(anonymous.status).toBe(401);
     const token = await tokenFor(t, "first");
     // a token from one instance works on the other (shared secret, shared users)
@@ -68,11 +75,18 @@ describe.each(dialects)("%s open mode", (dialect) => {
     expect((await t.fetch("/auth/logout", { method: "POST" })).status).toBe(204);
     expect((await t.fetch("/health")).status).toBe(200);
     expect((await fetch(`${t.baseUrl}/health`)).status).toBe(200);
-    expect((await t.fetch("/auth/login", { method: "POST", json: { username: "first", password: PASSWORD } })).status).toBe(200);
+    expect(
+      (await t.fetch("/auth/login", { method: "POST", json: { username: "first", password: PASSWORD } })).status,
+    ).toBe(200);
   });
 
   it(`${dialect}: API keys keep working once users exist`, async () => {
-    const sluice = await createSluice({ database: t.db.url, logger: silentLogger, jwtSecret: TEST_JWT_SECRET, apiKeys: [apiKey] });
+    const sluice = await createSluice({
+      database: t.db.url,
+      logger: silentLogger,
+      jwtSecret: TEST_JWT_SECRET,
+      apiKeys: [apiKey],
+    });
     const withKey = await startServer(sluice, { host: "127.0.0.1", port: 0 });
     try {
       const base = `http://127.0.0.1:${withKey.port}/api`;

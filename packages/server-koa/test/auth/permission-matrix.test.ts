@@ -11,7 +11,9 @@ type Caller = "anonymous" | "api-key" | Role;
 const CALLERS: readonly Caller[] = ["anonymous", "api-key", ...ROLES];
 
 function fillParams(path: string): string {
-  return path.replace(/:[A-Za-z0-9_]+/g, (name) => (name === ":key" ? "some_key" : name === ":conn_id" ? "some-conn" : DUMMY_ID));
+  return path.replace(/:[A-Za-z0-9_]+/g, (name) =>
+    name === ":key" ? "some_key" : name === ":conn_id" ? "some-conn" : DUMMY_ID,
+  );
 }
 
 describe("role × route permission matrix", () => {
@@ -29,7 +31,6 @@ describe("role × route permission matrix", () => {
     if (caller === "api-key") return { "x-api-key": API_KEY };
     return bearer(tokens[caller]);
   }
-
 
   it("every registered route answers each caller as the table says", async () => {
     const failures: string[] = [];
@@ -51,12 +52,14 @@ describe("role × route permission matrix", () => {
         const denied = response.status === 401 || response.status === 403;
         const expected = allowed ? "not 401/403" : caller === "anonymous" ? "401" : "403";
         // the webhook answers 401/403 for its own token; the table only has to let every caller reach it
-        const ok = access === "webhook"
-          ? response.status < 500
-          : allowed
-            ? !denied
-            : response.status === (caller === "anonymous" ? 401 : 403);
-        if (!ok) failures.push(`${route.method} ${route.path} as ${caller}: got ${response.status}, expected ${expected}`);
+        const ok =
+          access === "webhook"
+            ? response.status < 500
+            : allowed
+              ? !denied
+              : response.status === (caller === "anonymous" ? 401 : 403);
+        if (!ok)
+          failures.push(`${route.method} ${route.path} as ${caller}: got ${response.status}, expected ${expected}`);
       }
     }
     expect(failures).toEqual([]);

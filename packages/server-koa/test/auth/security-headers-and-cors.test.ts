@@ -50,7 +50,11 @@ describe("CORS with configured origins, behind a trusted proxy", () => {
   it("answers a preflight from an allowed origin, with credentials, without authentication", async () => {
     const preflight = await t.fetch("/pipelines", {
       method: "OPTIONS",
-      headers: { origin: ALLOWED, "access-control-request-method": "POST", "access-control-request-headers": "authorization,content-type" },
+      headers: {
+        origin: ALLOWED,
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization,content-type",
+      },
     });
     expect(preflight.status).toBeLessThan(300);
     expect(preflight.headers.get("access-control-allow-origin")).toBe(ALLOWED);

@@ -17,7 +17,8 @@ export async function login(t: ApiCaller, username: string, password = PASSWORD)
 
 export async function tokenFor(t: ApiCaller, username: string, password = PASSWORD): Promise<string> {
   const response = await login(t, username, password);
-  if (response.status !== 200) throw new Error(`login of ${username} failed: ${response.status} ${await response.text()}`);
+  if (response.status !== 200)
+    throw new Error(`login of ${username} failed: ${response.status} ${await response.text()}`);
   return (await json<LoginResponse>(response)).token;
 }
 
@@ -39,7 +40,11 @@ export async function usersPerRole(t: Pick<TestServer, "fetch" | "sluice">): Pro
   await t.sluice.auth.createUserAsOperator({ username: "superadmin", password: PASSWORD, role: "superadmin" });
   const admin = await tokenFor(t, "admin");
   for (const role of ["editor", "viewer"] as const) {
-    const created = await t.fetch("/auth/users", { method: "POST", headers: bearer(admin), json: { username: role, password: PASSWORD, role } });
+    const created = await t.fetch("/auth/users", {
+      method: "POST",
+      headers: bearer(admin),
+      json: { username: role, password: PASSWORD, role },
+    });
     if (created.status !== 201) throw new Error(`${role}: ${created.status} ${await created.text()}`);
   }
   return {

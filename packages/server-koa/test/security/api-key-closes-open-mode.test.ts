@@ -25,10 +25,14 @@ interface Served {
 
 /** Starts `sluice serve` on 127.0.0.1, port 0; resolves with its URL once it listens. */
 async function serve(dir: string, args: string[], env: Record<string, string> = {}): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, "serve", "--host", "127.0.0.1", "--port", "0", "--db", path.join(dir, "sluice.db"), ...args], {
-    env: { ...baseEnv, SLUICE_LOG_LEVEL: "warn", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [BIN, "serve", "--host", "127.0.0.1", "--port", "0", "--db", path.join(dir, "sluice.db"), ...args],
+    {
+      env: { ...baseEnv, SLUICE_LOG_LEVEL: "warn", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let err = "";
   child.stderr?.on("data", (chunk: Buffer) => (err += chunk.toString()));
   const base = await new Promise<string>((resolve, reject) => {
@@ -69,7 +73,15 @@ describe.runIf(built)("serve with an API key and no users", () => {
     expect((await fetch(`${base}/api/pipelines`)).status).toBe(401);
     expect((await fetch(`${base}/api/auth/me`)).status).toBe(401);
     expect((await fetch(`${base}/api/connections`)).status).toBe(401);
-    expect((await fetch(`${base}/api/pipelines`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"name":"x"}' })).status).toBe(401);
+    expect(
+      (
+        await fetch(`${base}/api/pipelines`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: '{"name":"x"}',
+        })
+      ).status,
+    ).toBe(401);
     expect((await fetch(`${base}/api/pipelines`, { headers: { authorization: "Bearer garbage" } })).status).toBe(401);
     // public routes stay public
     expect((await fetch(`${base}/health`)).status).toBe(200);
@@ -91,7 +103,11 @@ describe.runIf(built)("serve with an API key and no users", () => {
 
   it("anonymous creation of the first user is refused; with the key it is created, as admin", async () => {
     const body = JSON.stringify({ username: "mallory", password: PASSWORD, role: "superadmin" });
-    const anonymous = await fetch(`${served.base}/api/auth/users`, { method: "POST", headers: { "content-type": "application/json" }, body });
+    const anonymous = await fetch(`${served.base}/api/auth/users`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
     expect(anonymous.status).toBe(401);
     expect(await (await fetch(`${served.base}/api/auth/setup`)).json()).toEqual({ needs_setup: true });
 
@@ -102,7 +118,11 @@ describe.runIf(built)("serve with an API key and no users", () => {
     });
     expect(withKey.status).toBe(201);
     expect(await withKey.json()).toMatchObject({ username: "owner", role: "admin" });
-    const loggedIn = await fetch(`${served.base}/api/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "owner", password: PASSWORD }) });
+    const loggedIn = await fetch(`${served.base}/api/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ username: "owner", password: PASSWORD }),
+    });
     expect(loggedIn.status).toBe(200);
   });
 
@@ -139,11 +159,15 @@ describe.runIf(built)("a malformed key stops the server at start", () => {
     it(`${what}: exit status non-zero, a clear message, the value not echoed`, () => {
       const dir = tempDir("sluice-bad-key-");
       try {
-        const result = spawnSync(process.execPath, [BIN, "serve", "--host", "127.0.0.1", "--port", "0", "--db", path.join(dir, "sluice.db"), ...args], {
-          env: { ...baseEnv, ...env },
-          encoding: "utf8",
-          timeout: 30_000,
-        });
+        const result = spawnSync(
+          process.execPath,
+          [BIN, "serve", "--host", "127.0.0.1", "--port", "0", "--db", path.join(dir, "sluice.db"), ...args],
+          {
+            env: { ...baseEnv, ...env },
+            encoding: "utf8",
+            timeout: 30_000,
+          },
+        );
         expect(result.status).not.toBe(0);
         expect(result.status).not.toBeNull();
         expect(result.stdout).not.toContain("listening");
@@ -165,7 +189,9 @@ describe.runIf(built)("open mode (no key, no user)", () => {
     try {
       const until = Date.now() + 10_000;
       while (!served.stderr().includes("open mode") && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-      expect(served.stderr()).toContain(`anyone who can reach ${served.base.replace("localhost", "127.0.0.1")} is admin`);
+      expect(served.stderr()).toContain(
+        `anyone who can reach ${served.base.replace("localhost", "127.0.0.1")} is admin`,
+      );
     } finally {
       await stop(served);
       fs.rmSync(dir, { recursive: true, force: true });

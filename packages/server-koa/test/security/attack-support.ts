@@ -31,11 +31,16 @@ export async function waitForRun(t: TestServer, runId: string, ms = 30_000): Pro
 }
 
 /** Creates a pipeline and runs it to its end. */
-export async function runPipeline(t: TestServer, body: Record<string, unknown>): Promise<{ pipelineId: string; run: RunView }> {
+export async function runPipeline(
+  t: TestServer,
+  body: Record<string, unknown>,
+): Promise<{ pipelineId: string; run: RunView }> {
   const created = await t.fetch("/pipelines", { method: "POST", json: body });
   if (created.status !== 201) throw new Error(`pipeline not created: ${created.status} ${await created.text()}`);
   const pipeline = (await created.json()) as { id: string };
-  const run = (await (await t.fetch(`/pipelines/${pipeline.id}/run`, { method: "POST", json: {} })).json()) as { id: string };
+  const run = (await (await t.fetch(`/pipelines/${pipeline.id}/run`, { method: "POST", json: {} })).json()) as {
+    id: string;
+  };
   return { pipelineId: pipeline.id, run: await waitForRun(t, run.id) };
 }
 

@@ -25,11 +25,15 @@ let secrets: string[];
 
 beforeAll(async () => {
   dir = tempDir();
-  child = spawn(process.execPath, [BIN, "serve", "--host", "127.0.0.1", "--port", "0", "--db", path.join(dir, "sluice.db")], {
-    cwd: dir,
-    env: { ...process.env, SLUICE_SANDBOX_CANARY: CANARY },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  child = spawn(
+    process.execPath,
+    [BIN, "serve", "--host", "127.0.0.1", "--port", "0", "--db", path.join(dir, "sluice.db")],
+    {
+      cwd: dir,
+      env: { ...process.env, SLUICE_SANDBOX_CANARY: CANARY },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   base = await new Promise<string>((resolve, reject) => {
     let out = "";
     const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 20_000);
@@ -140,7 +144,8 @@ function expectNothingLeaked(outcome: Outcome): void {
 }
 
 /** What each escape tries to do once it holds the host's `process`. */
-const STEAL = "({ pid: p.pid, env: JSON.stringify(p.env), key: p.getBuiltinModule ? p.getBuiltinModule('node:fs').readFileSync(KEY, 'utf8') : p.mainModule.require('fs').readFileSync(KEY, 'utf8') })";
+const STEAL =
+  "({ pid: p.pid, env: JSON.stringify(p.env), key: p.getBuiltinModule ? p.getBuiltinModule('node:fs').readFileSync(KEY, 'utf8') : p.mainModule.require('fs').readFileSync(KEY, 'utf8') })";
 const withKey = (code: string) => `const KEY = ${JSON.stringify(path.join("KEYDIR", "sluice.db.key"))}; ${code}`;
 
 describe("code node sandbox: escapes an editor would try", () => {
@@ -153,7 +158,7 @@ describe("code node sandbox: escapes an editor would try", () => {
     "an async function's constructor": `const p = await (async () => {}).constructor('return process')(); return [${STEAL}];`,
     "a caught error's constructor": `try { null.x; } catch (e) { const p = e.constructor.constructor('return process')(); return [${STEAL}]; }`,
     "globalThis.process": `const p = globalThis.process; return [${STEAL}];`,
-    "require": `const p = { pid: 0, env: {}, mainModule: { require } }; return [${STEAL}];`,
+    require: `const p = { pid: 0, env: {}, mainModule: { require } }; return [${STEAL}];`,
     "dynamic import()": `const fs = await import('node:fs'); return [{ key: fs.readFileSync(KEY, 'utf8') }];`,
     "Error.prepareStackTrace reaching host frames": `
       Error.prepareStackTrace = (e, frames) => frames.map((f) => { try { return [f.getThis(), f.getFunction()]; } catch { return null; } });
@@ -195,14 +200,19 @@ describe("code node sandbox: escapes an editor would try", () => {
   });
 
   it("stops a SharedArrayBuffer / Atomics.wait hang at the node timeout", async () => {
-    const outcome = await attack("const a = new Int32Array(new SharedArrayBuffer(16)); Atomics.wait(a, 0, 0); return rows;", { timeout: 2 });
+    const outcome = await attack(
+      "const a = new Int32Array(new SharedArrayBuffer(16)); Atomics.wait(a, 0, 0); return rows;",
+      { timeout: 2 },
+    );
     expect(outcome.status).toBe("failed");
     expect(outcome.error).toMatch(/timed out|not allowed|SharedArrayBuffer|Atomics/);
     expectNothingLeaked(outcome);
   });
 
   it("stops a memory bomb at memory_mb", async () => {
-    const outcome = await attack("const keep = []; for (;;) keep.push(new Array(1e6).fill(Math.random()));", { memory_mb: 64 });
+    const outcome = await attack("const keep = []; for (;;) keep.push(new Array(1e6).fill(Math.random()));", {
+      memory_mb: 64,
+    });
     expect(outcome.status).toBe("failed");
     expect(outcome.error).toMatch(/out of memory/);
     expectNothingLeaked(outcome);
@@ -218,7 +228,9 @@ describe("code node sandbox: escapes an editor would try", () => {
   it("caps a console.log flood", async () => {
     const outcome = await attack("for (let i = 0; i < 200000; i++) console.log('flood ' + i); return rows;");
     expect(outcome.status).toBe("success");
-    const logs = JSON.parse((await api(`/runs/${JSON.parse(outcome.visible.split("\n")[0]!).id}/logs?node_id=evil`)).text) as { message: string }[];
+    const logs = JSON.parse(
+      (await api(`/runs/${JSON.parse(outcome.visible.split("\n")[0]!).id}/logs?node_id=evil`)).text,
+    ) as { message: string }[];
     expect(logs.filter((l) => l.message.startsWith("flood ")).length).toBe(1000);
     expect(logs.some((l) => /199000 more console lines were dropped/.test(l.message))).toBe(true);
     expectNothingLeaked(outcome);

@@ -31,7 +31,13 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 const s3Extra = (endpoint?: string) =>
-  JSON.stringify({ bucket: "b", region: "us-east-1", access_key_id: "AK", secret_access_key: "SK", ...(endpoint ? { endpoint } : {}) });
+  JSON.stringify({
+    bucket: "b",
+    region: "us-east-1",
+    access_key_id: "AK",
+    secret_access_key: "SK",
+    ...(endpoint ? { endpoint } : {}),
+  });
 
 const connectionsFor = (name: string) => [
   { type: "postgres", host: name, port: 5432, schema: "db", login: "u", password: "p" },
@@ -44,22 +50,31 @@ const connectionsFor = (name: string) => [
 
 describe("POST /connections/{id}/test never reaches a link-local or cloud-metadata address", () => {
   for (const name of Object.keys(ANSWERS)) {
-    it.each(connectionsFor(name).map((c) => [c.type, c] as const))(`%s whose host '${name}' resolves to ${ANSWERS[name]}`, async (type, conn) => {
-      const connId = `${type}-${name.split(".")[0]}`;
-      expect((await t.fetch("/connections", { method: "POST", json: { conn_id: connId, ...conn } })).status).toBe(201);
-      const before = { asked: asked.length, log: logger.lines.length };
-      const result = (await (await t.fetch(`/connections/${connId}/test`, { method: "POST" })).json()) as { success: boolean };
-      expect(result.success).toBe(false);
-      expect(asked.slice(before.asked)).toContain(name);
-      // the cause in the server log is the guard's refusal, not a timeout or a refused connection
-      expect(logger.lines.slice(before.log).join("\n")).toMatch(/link-local or a cloud-metadata address/);
-    });
+    it.each(connectionsFor(name).map((c) => [c.type, c] as const))(
+      `%s whose host '${name}' resolves to ${ANSWERS[name]}`,
+      async (type, conn) => {
+        const connId = `${type}-${name.split(".")[0]}`;
+        expect((await t.fetch("/connections", { method: "POST", json: { conn_id: connId, ...conn } })).status).toBe(
+          201,
+        );
+        const before = { asked: asked.length, log: logger.lines.length };
+        const result = (await (await t.fetch(`/connections/${connId}/test`, { method: "POST" })).json()) as {
+          success: boolean;
+        };
+        expect(result.success).toBe(false);
+        expect(asked.slice(before.asked)).toContain(name);
+        // the cause in the server log is the guard's refusal, not a timeout or a refused connection
+        expect(logger.lines.slice(before.log).join("\n")).toMatch(/link-local or a cloud-metadata address/);
+      },
+    );
   }
 
   it("s3 with AWS's own host names (no endpoint) goes through the same guard", async () => {
     await t.fetch("/connections", { method: "POST", json: { conn_id: "s3-aws", type: "s3", extra: s3Extra() } });
     const before = { asked: asked.length, log: logger.lines.length };
-    expect((await (await t.fetch("/connections/s3-aws/test", { method: "POST" })).json()) as unknown).toMatchObject({ success: false });
+    expect((await (await t.fetch("/connections/s3-aws/test", { method: "POST" })).json()) as unknown).toMatchObject({
+      success: false,
+    });
     expect(asked.slice(before.asked).some((h) => h.endsWith(".amazonaws.com"))).toBe(true);
     expect(logger.lines.slice(before.log).join("\n")).toMatch(/link-local or a cloud-metadata address/);
   });
@@ -79,6 +94,8 @@ describe("pipelines never reach a link-local or cloud-metadata address either", 
     }
     await t.sluice.hooks.idle();
     const logs = await (await t.fetch(`/runs/${run.id}/logs`)).text();
-    expect(logs).toMatch(/hook #1 \(http:\/\/mapped\.attacker\.test\) run\.failed failed after \d+ attempts: .*link-local or a cloud-metadata/);
+    expect(logs).toMatch(
+      /hook #1 \(http:\/\/mapped\.attacker\.test\) run\.failed failed after \d+ attempts: .*link-local or a cloud-metadata/,
+    );
   });
 });

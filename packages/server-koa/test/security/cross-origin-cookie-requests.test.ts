@@ -33,7 +33,8 @@ async function pipelineNames(): Promise<string[]> {
   return list.map((p) => p.name);
 }
 
-const createWith = (name: string, headers: Record<string, string>) => t.fetch("/pipelines", { method: "POST", headers, json: { name } });
+const createWith = (name: string, headers: Record<string, string>) =>
+  t.fetch("/pipelines", { method: "POST", headers, json: { name } });
 
 describe("a cookie-only state change from another origin", () => {
   it("POST with Origin: https://evil.example → 403 JSON error, no pipeline created", async () => {
@@ -52,7 +53,12 @@ describe("a cookie-only state change from another origin", () => {
 
   it("another port, a sibling site, Origin: null, or a bad Origin are other origins too", async () => {
     const port = new URL(t.baseUrl).port;
-    for (const origin of [`http://127.0.0.1:${Number(port) === 1 ? 2 : 1}`, `https://127.0.0.1:${port}`, "null", "not a url"]) {
+    for (const origin of [
+      `http://127.0.0.1:${Number(port) === 1 ? 2 : 1}`,
+      `https://127.0.0.1:${port}`,
+      "null",
+      "not a url",
+    ]) {
       const response = await createWith("csrf-variant", { cookie, origin });
       expect(response.status, origin).toBe(403);
     }
@@ -63,19 +69,35 @@ describe("a cookie-only state change from another origin", () => {
   it("PUT, PATCH and DELETE of an existing pipeline from evil.example change nothing", async () => {
     const p = (await (await createWith("victim", bearer(tokens.editor))).json()) as { id: string; description: string };
     for (const method of ["PUT", "PATCH"]) {
-      const response = await t.fetch(`/pipelines/${p.id}`, { method, headers: { cookie, origin: EVIL }, json: { description: "pwned" } });
+      const response = await t.fetch(`/pipelines/${p.id}`, {
+        method,
+        headers: { cookie, origin: EVIL },
+        json: { description: "pwned" },
+      });
       expect(response.status).toBe(403);
     }
-    expect((await t.fetch(`/pipelines/${p.id}`, { method: "DELETE", headers: { cookie, origin: EVIL } })).status).toBe(403);
-    expect((await t.fetch(`/pipelines/${p.id}/run`, { method: "POST", headers: { cookie, origin: EVIL }, json: {} })).status).toBe(403);
-    const after = (await (await t.fetch(`/pipelines/${p.id}`, { headers: bearer(tokens.editor) })).json()) as { description: string };
+    expect((await t.fetch(`/pipelines/${p.id}`, { method: "DELETE", headers: { cookie, origin: EVIL } })).status).toBe(
+      403,
+    );
+    expect(
+      (await t.fetch(`/pipelines/${p.id}/run`, { method: "POST", headers: { cookie, origin: EVIL }, json: {} })).status,
+    ).toBe(403);
+    const after = (await (await t.fetch(`/pipelines/${p.id}`, { headers: bearer(tokens.editor) })).json()) as {
+      description: string;
+    };
     expect(after.description).toBe("");
-    const runs = (await (await t.fetch(`/pipelines/${p.id}/runs`, { headers: bearer(tokens.editor) })).json()) as unknown[];
+    const runs = (await (
+      await t.fetch(`/pipelines/${p.id}/runs`, { headers: bearer(tokens.editor) })
+    ).json()) as unknown[];
     expect(runs).toEqual([]);
   });
 
   it("a cross-origin login (login CSRF) is refused too", async () => {
-    const response = await t.fetch("/auth/login", { method: "POST", headers: { origin: EVIL }, json: { username: "editor", password: PASSWORD } });
+    const response = await t.fetch("/auth/login", {
+      method: "POST",
+      headers: { origin: EVIL },
+      json: { username: "editor", password: PASSWORD },
+    });
     expect(response.status).toBe(403);
     expect(response.headers.get("set-cookie")).toBeNull();
   });
@@ -93,7 +115,10 @@ describe("what stays allowed", () => {
   });
 
   it("bearer tokens and API keys from evil.example are unaffected (a page there cannot set them)", async () => {
-    expect((await createWith("bearer-cross", { ...bearer(tokens.editor), origin: EVIL, "sec-fetch-site": "cross-site" })).status).toBe(201);
+    expect(
+      (await createWith("bearer-cross", { ...bearer(tokens.editor), origin: EVIL, "sec-fetch-site": "cross-site" }))
+        .status,
+    ).toBe(201);
     expect((await createWith("api-key-cross", { "x-api-key": API_KEY, origin: EVIL, cookie })).status).toBe(201);
   });
 
@@ -103,8 +128,17 @@ describe("what stays allowed", () => {
 
   it("the webhook, authenticated by its own token, accepts any origin", async () => {
     const token = "webhook-token-0123456789";
-    const p = (await (await t.fetch("/pipelines", { method: "POST", headers: bearer(tokens.editor), json: { name: "hooked", webhook_token: token } })).json()) as { id: string };
-    const response = await t.fetch(`/pipelines/${p.id}/webhook?token=${token}`, { method: "POST", headers: { origin: EVIL } });
+    const p = (await (
+      await t.fetch("/pipelines", {
+        method: "POST",
+        headers: bearer(tokens.editor),
+        json: { name: "hooked", webhook_token: token },
+      })
+    ).json()) as { id: string };
+    const response = await t.fetch(`/pipelines/${p.id}/webhook?token=${token}`, {
+      method: "POST",
+      headers: { origin: EVIL },
+    });
     expect(response.status).toBe(202);
   });
 });
@@ -130,7 +164,9 @@ describe("a cookie-authenticated WebSocket from another origin", () => {
 
   it("is refused with 403 (Origin or Sec-Fetch-Site: cross-site)", async () => {
     expect(await upgradeStatus(wsUrl(), { cookie, origin: EVIL })).toBe(403);
-    expect(await upgradeStatus(`${t.baseUrl.replace("http", "ws")}/api/ws`, { cookie, "sec-fetch-site": "cross-site" })).toBe(403);
+    expect(
+      await upgradeStatus(`${t.baseUrl.replace("http", "ws")}/api/ws`, { cookie, "sec-fetch-site": "cross-site" }),
+    ).toBe(403);
   });
 
   it("opens from this origin, and with ?token= from anywhere", async () => {
@@ -147,9 +183,15 @@ describe("open mode (no user, no key)", () => {
   afterAll(async () => open?.close());
 
   it("a page on evil.example cannot create the first user or a pipeline", async () => {
-    const user = await open.fetch("/auth/users", { method: "POST", headers: { origin: EVIL }, json: { username: "mallory", password: PASSWORD } });
+    const user = await open.fetch("/auth/users", {
+      method: "POST",
+      headers: { origin: EVIL },
+      json: { username: "mallory", password: PASSWORD },
+    });
     expect(user.status).toBe(403);
-    expect((await open.fetch("/pipelines", { method: "POST", headers: { origin: EVIL }, json: { name: "x" } })).status).toBe(403);
+    expect(
+      (await open.fetch("/pipelines", { method: "POST", headers: { origin: EVIL }, json: { name: "x" } })).status,
+    ).toBe(403);
     expect(await (await open.fetch("/auth/setup")).json()).toEqual({ needs_setup: true });
     expect(await (await open.fetch("/pipelines")).json()).toEqual([]);
   });
@@ -161,15 +203,23 @@ describe("behind a trusted TLS proxy", () => {
   beforeAll(async () => {
     proxied = await startTestServer("sqlite", {}, { proxy: true });
     await usersPerRole(proxied);
-    proxiedCookie = `svc_session=${(await (await login(proxied, "editor", PASSWORD)).json() as { token: string }).token}`;
+    proxiedCookie = `svc_session=${((await (await login(proxied, "editor", PASSWORD)).json()) as { token: string }).token}`;
   });
   afterAll(async () => proxied?.close());
 
   it("its public https origin is this origin; others are still refused", async () => {
     const forwarded = { "x-forwarded-proto": "https", "x-forwarded-host": "sluice.example.com", cookie: proxiedCookie };
-    const ok = await proxied.fetch("/pipelines", { method: "POST", headers: { ...forwarded, origin: "https://sluice.example.com" }, json: { name: "via-proxy" } });
+    const ok = await proxied.fetch("/pipelines", {
+      method: "POST",
+      headers: { ...forwarded, origin: "https://sluice.example.com" },
+      json: { name: "via-proxy" },
+    });
     expect(ok.status).toBe(201);
-    const evil = await proxied.fetch("/pipelines", { method: "POST", headers: { ...forwarded, origin: EVIL }, json: { name: "evil-via-proxy" } });
+    const evil = await proxied.fetch("/pipelines", {
+      method: "POST",
+      headers: { ...forwarded, origin: EVIL },
+      json: { name: "evil-via-proxy" },
+    });
     expect(evil.status).toBe(403);
   });
 });

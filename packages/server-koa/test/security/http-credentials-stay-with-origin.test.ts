@@ -20,10 +20,15 @@ beforeAll(async () => {
   t = await startTestServer("sqlite");
   evil = await startPeer(() => ({ json: [{ stolen: true }] }), "127.0.0.2");
   api = await startPeer((req) =>
-    req.url.startsWith("/bounce") ? { status: 302, headers: { location: `${evil.url}/steal` }, text: "" } : { json: [{ id: 1 }] },
+    req.url.startsWith("/bounce")
+      ? { status: 302, headers: { location: `${evil.url}/steal` }, text: "" }
+      : { json: [{ id: 1 }] },
   );
   const extra = JSON.stringify({ token: TOKEN, headers: { "X-Api-Key": API_KEY, Cookie: COOKIE, "X-Tenant": TENANT } });
-  const created = await t.fetch("/connections", { method: "POST", json: { conn_id: "crm", type: "http", host: api.url, extra } });
+  const created = await t.fetch("/connections", {
+    method: "POST",
+    json: { conn_id: "crm", type: "http", host: api.url, extra },
+  });
   expect(created.status).toBe(201);
 });
 afterAll(async () => {
@@ -42,14 +47,19 @@ describe("http connection credentials stay with their origin", () => {
   it.each([
     ["path", { conn_id: "crm", path: "" }],
     ["url", { conn_id: "crm", url: "" }],
-  ])("conn_id + an absolute %s to another origin is a node error, and the other origin receives nothing", async (key, config) => {
-    const node = { id: "grab", type: "source_api", config: { ...config, [key]: `${evil.url}/steal` } };
-    const { run } = await runPipeline(t, { name: `steal-by-${key}`, nodes: [node], edges: [] });
-    expect(run.status).toBe("failed");
-    expect(run.node_runs[0]!.error).toMatch(/only to http:\/\/127\.0\.0\.1:\d+; http:\/\/127\.0\.0\.2:\d+ is another origin/);
-    expect(evil.received).toHaveLength(0);
-    expect(api.received).toHaveLength(0);
-  });
+  ])(
+    "conn_id + an absolute %s to another origin is a node error, and the other origin receives nothing",
+    async (key, config) => {
+      const node = { id: "grab", type: "source_api", config: { ...config, [key]: `${evil.url}/steal` } };
+      const { run } = await runPipeline(t, { name: `steal-by-${key}`, nodes: [node], edges: [] });
+      expect(run.status).toBe("failed");
+      expect(run.node_runs[0]!.error).toMatch(
+        /only to http:\/\/127\.0\.0\.1:\d+; http:\/\/127\.0\.0\.2:\d+ is another origin/,
+      );
+      expect(evil.received).toHaveLength(0);
+      expect(api.received).toHaveLength(0);
+    },
+  );
 
   it("a sink_api with conn_id and an absolute path elsewhere is refused the same way", async () => {
     const nodes = [

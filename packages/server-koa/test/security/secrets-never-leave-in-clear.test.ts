@@ -27,13 +27,25 @@ let hooks: PeerServer;
 beforeAll(async () => {
   t = await startTestServer("sqlite", { logger });
   // an API that echoes credentials back in its rows
-  echo = await startPeer((req) => ({ json: [{ id: 1, auth: req.headers.authorization, password: PASSWORD, key: req.headers["x-api-key"] }] }));
+  echo = await startPeer((req) => ({
+    json: [{ id: 1, auth: req.headers.authorization, password: PASSWORD, key: req.headers["x-api-key"] }],
+  }));
   // an API that fails and echoes the whole request (URL with its query, headers) in its error body
   failing = await startPeer((req) => ({ status: 500, text: `bad request ${req.url} ${JSON.stringify(req.headers)}` }));
   hooks = await startPeer(() => ({ status: 204 }));
   const extra = JSON.stringify({ token: TOKEN, headers: { "X-Api-Key": HEADER_SECRET } });
-  expect((await t.fetch("/connections", { method: "POST", json: { conn_id: "crm", type: "http", host: echo.url, login: "ann", password: PASSWORD, extra } })).status).toBe(201);
-  expect((await t.fetch("/variables", { method: "POST", json: { key: "API_SECRET", value: VAR_SECRET, type: "secret" } })).status).toBe(201);
+  expect(
+    (
+      await t.fetch("/connections", {
+        method: "POST",
+        json: { conn_id: "crm", type: "http", host: echo.url, login: "ann", password: PASSWORD, extra },
+      })
+    ).status,
+  ).toBe(201);
+  expect(
+    (await t.fetch("/variables", { method: "POST", json: { key: "API_SECRET", value: VAR_SECRET, type: "secret" } }))
+      .status,
+  ).toBe(201);
 });
 afterAll(async () => {
   await Promise.all([echo?.close(), failing?.close(), hooks?.close()]);
@@ -59,14 +71,19 @@ describe("secret values never leave a run in clear", () => {
         {
           id: "push",
           type: "sink_api",
-          config: { url: `${failing.url}/v1/\${var.API_SECRET}/items?key=\${var.API_SECRET}`, headers: { "x-auth": "${var.API_SECRET}" } },
+          config: {
+            url: `${failing.url}/v1/\${var.API_SECRET}/items?key=\${var.API_SECRET}`,
+            headers: { "x-auth": "${var.API_SECRET}" },
+          },
         },
       ],
       edges: [{ from: "pull", to: "push" }],
     };
     const created = (await (await t.fetch("/pipelines", { method: "POST", json: pipeline })).json()) as { id: string };
     const ws = await subscribe(t, created.id);
-    const triggered = (await (await t.fetch(`/pipelines/${created.id}/run`, { method: "POST", json: {} })).json()) as { id: string };
+    const triggered = (await (await t.fetch(`/pipelines/${created.id}/run`, { method: "POST", json: {} })).json()) as {
+      id: string;
+    };
     const run = await waitForRun(t, triggered.id);
     expect(run.status).toBe("failed");
     // the secrets really went out (so a leak would have had something to leak)
@@ -84,7 +101,11 @@ describe("secret values never leave a run in clear", () => {
     expectNoSecret("run logs", logs);
     expectNoSecret("exported logs", await (await t.fetch(`/runs/${run.id}/logs/export`)).text());
 
-    const dlq = (await (await t.fetch(`/pipelines/${created.id}/dlq`)).json()) as { node_id: string; error: string; payload: unknown[] }[];
+    const dlq = (await (await t.fetch(`/pipelines/${created.id}/dlq`)).json()) as {
+      node_id: string;
+      error: string;
+      payload: unknown[];
+    }[];
     const entry = dlq.find((d) => d.node_id === "push")!;
     expect(entry.error).toContain(MASK);
     expect(entry.payload).toEqual([{ id: 1, auth: `Bearer ${MASK}`, password: MASK, key: MASK }]);
@@ -97,7 +118,8 @@ describe("secret values never leave a run in clear", () => {
     expectNoSecret("hook payloads", hookBodies.join("\n"));
 
     const deadline = Date.now() + 10_000;
-    while (!ws.raw.some((m) => m.includes('"run.failed"')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (!ws.raw.some((m) => m.includes('"run.failed"')) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     ws.close();
     const events = ws.raw.join("\n");
     expect(events).toContain('"node.failed"');
@@ -122,7 +144,10 @@ describe("secret values never leave a run in clear", () => {
   it("a failed connection test logs its cause to the server log with the secrets masked", async () => {
     const host = `${failing.url}/status?access_token=${TOKEN}`;
     const extra = JSON.stringify({ token: TOKEN });
-    await t.fetch("/connections", { method: "POST", json: { conn_id: "status-api", type: "http", host, password: PASSWORD, extra } });
+    await t.fetch("/connections", {
+      method: "POST",
+      json: { conn_id: "status-api", type: "http", host, password: PASSWORD, extra },
+    });
     const before = logger.lines.length;
     const result = await (await t.fetch("/connections/status-api/test", { method: "POST" })).text();
     expect(result).toMatch(/"success":false/);

@@ -28,7 +28,12 @@ let secrets: string[] = [];
 
 const capture = (level: string) => (message: string, fields?: Record<string, unknown>) =>
   void serverLog.push(`${level} ${message} ${JSON.stringify(fields ?? {})}`);
-const logger: Logger = { debug: capture("debug"), info: capture("info"), warn: capture("warn"), error: capture("error") };
+const logger: Logger = {
+  debug: capture("debug"),
+  info: capture("info"),
+  warn: capture("warn"),
+  error: capture("error"),
+};
 
 const snapshot = (file: string) => {
   const stat = fs.statSync(file);
@@ -50,11 +55,18 @@ beforeAll(async () => {
       const { json, ...rest } = init;
       const headers = new Headers(rest.headers);
       if (json !== undefined) headers.set("content-type", "application/json");
-      return fetch(`${baseUrl}/api${p}`, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
+      return fetch(`${baseUrl}/api${p}`, {
+        ...rest,
+        headers,
+        body: json !== undefined ? JSON.stringify(json) : rest.body,
+      });
     },
   };
   // the first user (created anonymously) adds the attacker's editor account
-  const first = await caller.fetch("/auth/users", { method: "POST", json: { username: "owner", password: PASSWORD, role: "superadmin" } });
+  const first = await caller.fetch("/auth/users", {
+    method: "POST",
+    json: { username: "owner", password: PASSWORD, role: "superadmin" },
+  });
   expect(first.status).toBe(201);
   const owner = new SluiceClient({ baseUrl, token: await tokenFor(caller, "owner") });
   await owner.auth.createUser({ username: "editor", password: PASSWORD, role: "editor" });
@@ -83,10 +95,14 @@ interface RunOutcome {
 
 /** Creates and runs a pipeline as the editor; returns its outcome and all that the API shows about it. */
 async function runAsEditor(name: string, nodes: unknown[], edges: unknown[] = []): Promise<RunOutcome> {
-  const pipeline = await editor.pipelines.create({ name, nodes, edges } as Parameters<typeof editor.pipelines.create>[0]);
+  const pipeline = await editor.pipelines.create({ name, nodes, edges } as Parameters<
+    typeof editor.pipelines.create
+  >[0]);
   const { id } = await editor.runs.trigger(pipeline.id);
   const run = await editor.runs.wait(id, { timeoutMs: 60_000, intervalMs: 100 });
-  const previews = await Promise.all(run.node_runs.map((n) => editor.runs.preview(id, n.node_id).catch((e: Error) => e.message)));
+  const previews = await Promise.all(
+    run.node_runs.map((n) => editor.runs.preview(id, n.node_id).catch((e: Error) => e.message)),
+  );
   const readable = JSON.stringify([run, await editor.runs.logs(id), previews, await editor.runs.dlq(pipeline.id)]);
   return { status: run.status, errors: run.node_runs.map((n) => n.error ?? ""), readable };
 }
@@ -120,7 +136,9 @@ describe("attack: read the server's state files with source_file", () => {
     for (const p of paths) {
       const outcome = await runAsEditor(`read ${p}`, [readNode(p)]);
       expect(outcome.status, p).toBe("failed");
-      expect(outcome.errors.join(" "), p).toMatch(/server's own state files|outside the allowed file roots|does not exist/);
+      expect(outcome.errors.join(" "), p).toMatch(
+        /server's own state files|outside the allowed file roots|does not exist/,
+      );
       expectNoLeak(outcome.readable);
     }
     expect([keyFile, jwtFile].map(snapshot)).toEqual(before);
@@ -151,36 +169,48 @@ describe("attack: read the server's state files with source_file", () => {
     }
   });
 
-  it.runIf(process.platform === "linux")("refuses /proc/self/cwd, /proc/self/root, /proc/self/fd and /dev/fd paths to the state files", async () => {
-    // the store database is held open by this very process: find its descriptor as an attacker would guess it
-    const fd = fs.readdirSync("/proc/self/fd").find((n) => {
-      try {
-        return fs.readlinkSync(`/proc/self/fd/${n}`) === fs.realpathSync(dbFile);
-      } catch {
-        return false;
+  it.runIf(process.platform === "linux")(
+    "refuses /proc/self/cwd, /proc/self/root, /proc/self/fd and /dev/fd paths to the state files",
+    async () => {
+      // the store database is held open by this very process: find its descriptor as an attacker would guess it
+      const fd = fs.readdirSync("/proc/self/fd").find((n) => {
+        try {
+          return fs.readlinkSync(`/proc/self/fd/${n}`) === fs.realpathSync(dbFile);
+        } catch {
+          return false;
+        }
+      });
+      expect(fd).toBeDefined();
+      const paths = [
+        `/proc/self/cwd/${path.relative(process.cwd(), keyFile)}`,
+        `/proc/self/root${keyFile}`,
+        `/proc/${process.pid}/root${jwtFile}`,
+        `/proc/self/fd/${fd}`,
+        `/dev/fd/${fd}`,
+        "/proc/self/environ",
+      ];
+      for (const p of paths) {
+        const outcome = await runAsEditor(`proc ${p}`, [readNode(p)]);
+        expect(outcome.status, p).toBe("failed");
+        expect(outcome.errors.join(" "), p).toMatch(
+          /outside the allowed file roots|server's own state files|inside \/(proc|dev)/,
+        );
+        expectNoLeak(outcome.readable);
       }
-    });
-    expect(fd).toBeDefined();
-    const paths = [
-      `/proc/self/cwd/${path.relative(process.cwd(), keyFile)}`,
-      `/proc/self/root${keyFile}`,
-      `/proc/${process.pid}/root${jwtFile}`,
-      `/proc/self/fd/${fd}`,
-      `/dev/fd/${fd}`,
-      "/proc/self/environ",
-    ];
-    for (const p of paths) {
-      const outcome = await runAsEditor(`proc ${p}`, [readNode(p)]);
-      expect(outcome.status, p).toBe("failed");
-      expect(outcome.errors.join(" "), p).toMatch(/outside the allowed file roots|server's own state files|inside \/(proc|dev)/);
-      expectNoLeak(outcome.readable);
-    }
-  });
+    },
+  );
 });
 
 describe("attack: replace the server's state files with sink_file", () => {
   it("refuses to overwrite the JWT secret, the key or the database, and leaves content and mode as they were", async () => {
-    const targets = [jwtFile, "../.svc-jwt-secret", keyFile, `${dataDir}/files/../sluice.db.key`, dbFile, `${dbFile}-wal`];
+    const targets = [
+      jwtFile,
+      "../.svc-jwt-secret",
+      keyFile,
+      `${dataDir}/files/../sluice.db.key`,
+      dbFile,
+      `${dbFile}-wal`,
+    ];
     const before = [jwtFile, keyFile].map(snapshot);
     for (const target of targets) {
       const outcome = await runAsEditor(
@@ -224,12 +254,18 @@ describe("attack: a sqlite connection to the server's own database", () => {
       expect(read.errors.join(" "), host).toMatch(/server's own state files|outside the allowed file roots/);
       expectNoLeak(read.readable);
       const promote = await runAsEditor(`promote ${host}`, [
-        { id: "promote", type: "migrate", config: { conn_id: connId, sql: "UPDATE users SET role = 'superadmin' WHERE username = 'editor'" } },
+        {
+          id: "promote",
+          type: "migrate",
+          config: { conn_id: connId, sql: "UPDATE users SET role = 'superadmin' WHERE username = 'editor'" },
+        },
       ]);
       expect(promote.status, host).toBe("failed");
       expectNoLeak(promote.readable);
     }
-    expect((await storeOf(sluice).knex("users").where({ username: "editor" }).first("role")) as { role: string }).toEqual({ role: "editor" });
+    expect(
+      (await storeOf(sluice).knex("users").where({ username: "editor" }).first("role")) as { role: string },
+    ).toEqual({ role: "editor" });
     expect(await editor.auth.me()).toMatchObject({ role: "editor" });
     expect(snapshot(keyFile)).toEqual(before);
   });
@@ -242,7 +278,11 @@ describe("attack: a sqlite connection to the server's own database", () => {
       fs.symlinkSync(dbFile, link);
       expect((await editor.connections.test("later-db")).success).toBe(false);
       const read = await runAsEditor("read users later", [
-        { id: "users", type: "source_db", config: { conn_id: "later-db", query: "SELECT username, password_hash FROM users" } },
+        {
+          id: "users",
+          type: "source_db",
+          config: { conn_id: "later-db", query: "SELECT username, password_hash FROM users" },
+        },
       ]);
       expect(read.status).toBe("failed");
       expect(read.errors.join(" ")).toMatch(/server's own state files/);
@@ -260,7 +300,10 @@ describe("attack: a sqlite connection to the server's own database", () => {
         {
           id: "users",
           type: "source_db",
-          config: { conn_id: "decoy-db", query: `ATTACH DATABASE '${dbFile}' AS own; SELECT password_hash FROM own.users` },
+          config: {
+            conn_id: "decoy-db",
+            query: `ATTACH DATABASE '${dbFile}' AS own; SELECT password_hash FROM own.users`,
+          },
         },
       ]);
       expect(read.status).toBe("failed");
@@ -272,7 +315,10 @@ describe("attack: a sqlite connection to the server's own database", () => {
           type: "migrate",
           config: {
             conn_id: "decoy-db",
-            sql: [`ATTACH DATABASE '${dbFile}' AS own`, "UPDATE own.users SET role = 'superadmin' WHERE username = 'editor'"],
+            sql: [
+              `ATTACH DATABASE '${dbFile}' AS own`,
+              "UPDATE own.users SET role = 'superadmin' WHERE username = 'editor'",
+            ],
           },
         },
       ]);
@@ -301,10 +347,15 @@ describe("attack: a sqlite connection to the server's own database", () => {
 
   it("a sqlite connection outside the file roots is refused at use and creates no file there", async () => {
     // a directory under none of the roots (the OS temp dir is one, and a checkout may live below it)
-    const outsideDir = [os.homedir(), "/var/tmp", path.parse(process.cwd()).root].find((d) => path.relative(os.tmpdir(), d).startsWith(".."))!;
+    const outsideDir = [os.homedir(), "/var/tmp", path.parse(process.cwd()).root].find((d) =>
+      path.relative(os.tmpdir(), d).startsWith(".."),
+    )!;
     const outside = path.join(outsideDir, `sluice-outside-${process.pid}.db`);
     await editor.connections.create({ conn_id: "outside-db", type: "sqlite", host: outside });
-    expect(await editor.connections.test("outside-db")).toMatchObject({ success: false, error: expect.stringMatching(/outside the allowed file roots/) });
+    expect(await editor.connections.test("outside-db")).toMatchObject({
+      success: false,
+      error: expect.stringMatching(/outside the allowed file roots/),
+    });
     const write = await runAsEditor("create outside", [
       { id: "create", type: "migrate", config: { conn_id: "outside-db", sql: "CREATE TABLE t (a INTEGER)" } },
     ]);

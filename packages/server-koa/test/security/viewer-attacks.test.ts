@@ -19,17 +19,29 @@ let tokens: Record<Role, string>;
 let pipelineId: string;
 
 const as = (role: Role, path: string, init: RequestInit & { json?: unknown } = {}) =>
-  t.fetch(path, { ...init, headers: { ...bearer(tokens[role]), ...(init.headers as Record<string, string> | undefined) } });
+  t.fetch(path, {
+    ...init,
+    headers: { ...bearer(tokens[role]), ...(init.headers as Record<string, string> | undefined) },
+  });
 
 beforeAll(async () => {
   t = await startTestServer("sqlite");
   tokens = await usersPerRole(t);
   const conn = await as("editor", "/connections", {
     method: "POST",
-    json: { conn_id: "crm", type: "http", host: "https://crm.invalid", password: CONN_PASSWORD, extra: { token: EXTRA_TOKEN } },
+    json: {
+      conn_id: "crm",
+      type: "http",
+      host: "https://crm.invalid",
+      password: CONN_PASSWORD,
+      extra: { token: EXTRA_TOKEN },
+    },
   });
   expect(conn.status).toBe(201);
-  const created = await as("editor", "/pipelines", { method: "POST", json: { name: "nightly-crm", webhook_token: WEBHOOK_TOKEN } });
+  const created = await as("editor", "/pipelines", {
+    method: "POST",
+    json: { name: "nightly-crm", webhook_token: WEBHOOK_TOKEN },
+  });
   expect(created.status).toBe(201);
   pipelineId = ((await created.json()) as { id: string }).id;
 });
@@ -81,7 +93,10 @@ describe("viewer → webhook token", () => {
   it("a viewer triggering the webhook without the token, or with a guess, is refused and no run starts", async () => {
     const attempts = [
       as("viewer", `/pipelines/${pipelineId}/webhook`, { method: "POST", json: { params: { day: "1970-01-01" } } }),
-      as("viewer", `/pipelines/${pipelineId}/webhook?token=${"x".repeat(16)}`, { method: "POST", json: { params: { day: "1970-01-01" } } }),
+      as("viewer", `/pipelines/${pipelineId}/webhook?token=${"x".repeat(16)}`, {
+        method: "POST",
+        json: { params: { day: "1970-01-01" } },
+      }),
       t.fetch(`/pipelines/${pipelineId}/webhook`, { method: "POST", headers: { "x-webhook-token": "" } }),
     ];
     for (const response of await Promise.all(attempts)) {
@@ -95,30 +110,49 @@ describe("viewer → webhook token", () => {
   });
 
   it("a token shorter than 16 characters is refused (400); empty or null clears it", async () => {
-    const short = await as("editor", "/pipelines", { method: "POST", json: { name: "short-token", webhook_token: "guessable" } });
+    const short = await as("editor", "/pipelines", {
+      method: "POST",
+      json: { name: "short-token", webhook_token: "guessable" },
+    });
     expect(short.status).toBe(400);
     expect(await short.text()).toContain("16");
-    const p = (await (await as("editor", "/pipelines", { method: "POST", json: { name: "clearable", webhook_token: secret("t") } })).json()) as { id: string };
-    expect((await as("editor", `/pipelines/${p.id}`, { method: "PUT", json: { webhook_token: "123456789012345" } })).status).toBe(400);
+    const p = (await (
+      await as("editor", "/pipelines", { method: "POST", json: { name: "clearable", webhook_token: secret("t") } })
+    ).json()) as { id: string };
+    expect(
+      (await as("editor", `/pipelines/${p.id}`, { method: "PUT", json: { webhook_token: "123456789012345" } })).status,
+    ).toBe(400);
     const cleared = await as("editor", `/pipelines/${p.id}`, { method: "PUT", json: { webhook_token: "" } });
     expect(((await cleared.json()) as { webhook_token: unknown }).webhook_token).toBeNull();
-    expect(((await (await as("viewer", `/pipelines/${p.id}`)).json()) as { webhook_configured: unknown }).webhook_configured).toBe(false);
-    expect((await as("editor", `/pipelines/${p.id}`, { method: "PUT", json: { webhook_token: null } })).status).toBe(200);
+    expect(
+      ((await (await as("viewer", `/pipelines/${p.id}`)).json()) as { webhook_configured: unknown }).webhook_configured,
+    ).toBe(false);
+    expect((await as("editor", `/pipelines/${p.id}`, { method: "PUT", json: { webhook_token: null } })).status).toBe(
+      200,
+    );
   });
 
   it("version snapshots never hold the token, and a rollback keeps the current one", async () => {
     const first = secret("first-token");
     const current = secret("current-token");
-    const p = (await (await as("editor", "/pipelines", { method: "POST", json: { name: "versioned", webhook_token: first } })).json()) as { id: string };
+    const p = (await (
+      await as("editor", "/pipelines", { method: "POST", json: { name: "versioned", webhook_token: first } })
+    ).json()) as { id: string };
     await as("editor", `/pipelines/${p.id}`, { method: "PUT", json: { webhook_token: current, description: "v2" } });
-    const versions = (await (await as("editor", `/pipelines/${p.id}/versions`)).json()) as { version_id: string; version: number }[];
+    const versions = (await (await as("editor", `/pipelines/${p.id}/versions`)).json()) as {
+      version_id: string;
+      version: number;
+    }[];
     for (const v of versions) {
       const stored = await storeOf(t.sluice).pipelines.getVersion(p.id, v.version_id);
       expect(JSON.stringify(stored?.snapshot)).not.toContain(first);
       expect(JSON.stringify(stored?.snapshot)).not.toContain(current);
     }
     const v1 = versions.find((v) => v.version === 1);
-    const rolled = await as("editor", `/pipelines/${p.id}/rollback`, { method: "POST", json: { version_id: v1?.version_id } });
+    const rolled = await as("editor", `/pipelines/${p.id}/rollback`, {
+      method: "POST",
+      json: { version_id: v1?.version_id },
+    });
     expect(rolled.status).toBe(200);
     expect(await rolled.json()).toMatchObject({ description: "", webhook_token: current });
   });

@@ -35,7 +35,10 @@ const nodeIds = ["fetch_rows", "fetch_broken"];
 const connIds = ["crm", "lake", "files"];
 
 const as = (role: Role, path: string, init: RequestInit & { json?: unknown } = {}) =>
-  t.fetch(path, { ...init, headers: { ...bearer(tokens[role]), ...(init.headers as Record<string, string> | undefined) } });
+  t.fetch(path, {
+    ...init,
+    headers: { ...bearer(tokens[role]), ...(init.headers as Record<string, string> | undefined) },
+  });
 
 async function created(response: Promise<Response>): Promise<Record<string, unknown>> {
   const r = await response;
@@ -49,44 +52,105 @@ beforeAll(async () => {
     req.resume();
     const ok = req.url?.startsWith("/rows");
     res.writeHead(ok ? 200 : 500, { "content-type": "application/json" });
-    res.end(ok ? JSON.stringify([{ id: 1, name: "a" }, { id: 2, name: "b" }]) : JSON.stringify({ error: "boom" }));
+    res.end(
+      ok
+        ? JSON.stringify([
+            { id: 1, name: "a" },
+            { id: 2, name: "b" },
+          ])
+        : JSON.stringify({ error: "boom" }),
+    );
   });
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
 
   t = await startTestServer("sqlite");
   tokens = await usersPerRole(t);
-  await created(as("editor", "/connections", {
-    method: "POST",
-    json: { conn_id: "crm", type: "http", host: receiverUrl, login: "svc", password: SECRETS.connPassword, extra: { token: SECRETS.extraToken } },
-  }));
-  await created(as("editor", "/connections", {
-    method: "POST",
-    json: { conn_id: "lake", type: "s3", extra: { bucket: "b", region: "eu-west-1", access_key_id: "AKIAEXAMPLE", secret_access_key: SECRETS.s3SecretKey } },
-  }));
-  await created(as("editor", "/connections", {
-    method: "POST",
-    json: { conn_id: "files", type: "sftp", host: "sftp.invalid", login: "u", password: SECRETS.connPassword, extra: { private_key: SECRETS.sftpPrivateKey } },
-  }));
-  await created(as("editor", "/variables", { method: "POST", json: { key: "api_secret", value: SECRETS.variable, type: "secret" } }));
+  await created(
+    as("editor", "/connections", {
+      method: "POST",
+      json: {
+        conn_id: "crm",
+        type: "http",
+        host: receiverUrl,
+        login: "svc",
+        password: SECRETS.connPassword,
+        extra: { token: SECRETS.extraToken },
+      },
+    }),
+  );
+  await created(
+    as("editor", "/connections", {
+      method: "POST",
+      json: {
+        conn_id: "lake",
+        type: "s3",
+        extra: {
+          bucket: "b",
+          region: "eu-west-1",
+          access_key_id: "AKIAEXAMPLE",
+          secret_access_key: SECRETS.s3SecretKey,
+        },
+      },
+    }),
+  );
+  await created(
+    as("editor", "/connections", {
+      method: "POST",
+      json: {
+        conn_id: "files",
+        type: "sftp",
+        host: "sftp.invalid",
+        login: "u",
+        password: SECRETS.connPassword,
+        extra: { private_key: SECRETS.sftpPrivateKey },
+      },
+    }),
+  );
+  await created(
+    as("editor", "/variables", {
+      method: "POST",
+      json: { key: "api_secret", value: SECRETS.variable, type: "secret" },
+    }),
+  );
 
-  const pipeline = await created(as("editor", "/pipelines", {
-    method: "POST",
-    json: {
-      name: "secret-heavy",
-      description: "uses every kind of secret",
-      webhook_token: SECRETS.webhookToken,
-      nodes: [
-        { id: "fetch_rows", type: "source_api", name: "rows", config: { conn_id: "crm", path: "/rows?sig=${var.api_secret}", headers: { "x-sig": "${var.api_secret}" } } },
-        { id: "fetch_broken", type: "source_api", name: "broken", config: { conn_id: "crm", path: "/broken?sig=${var.api_secret}" } },
-      ],
-      edges: [],
-      hooks: [
-        { event: "run.started", url: `${receiverUrl}/hooks/${SECRETS.hookUrl}`, headers: { authorization: `Bearer ${SECRETS.hookHeader}` } },
-        { event: "run.failed", url: `${receiverUrl}/hooks/${SECRETS.hookUrl}`, headers: { authorization: `Bearer ${SECRETS.hookHeader}` } },
-      ],
-    },
-  }));
+  const pipeline = await created(
+    as("editor", "/pipelines", {
+      method: "POST",
+      json: {
+        name: "secret-heavy",
+        description: "uses every kind of secret",
+        webhook_token: SECRETS.webhookToken,
+        nodes: [
+          {
+            id: "fetch_rows",
+            type: "source_api",
+            name: "rows",
+            config: { conn_id: "crm", path: "/rows?sig=${var.api_secret}", headers: { "x-sig": "${var.api_secret}" } },
+          },
+          {
+            id: "fetch_broken",
+            type: "source_api",
+            name: "broken",
+            config: { conn_id: "crm", path: "/broken?sig=${var.api_secret}" },
+          },
+        ],
+        edges: [],
+        hooks: [
+          {
+            event: "run.started",
+            url: `${receiverUrl}/hooks/${SECRETS.hookUrl}`,
+            headers: { authorization: `Bearer ${SECRETS.hookHeader}` },
+          },
+          {
+            event: "run.failed",
+            url: `${receiverUrl}/hooks/${SECRETS.hookUrl}`,
+            headers: { authorization: `Bearer ${SECRETS.hookHeader}` },
+          },
+        ],
+      },
+    }),
+  );
   pipelineId = pipeline.id as string;
   runId = (await created(as("editor", `/pipelines/${pipelineId}/run`, { method: "POST", json: {} }))).id as string;
   const until = Date.now() + 60_000;
@@ -146,13 +210,19 @@ it("a viewer GETs every GET route and finds no secret value in any answer", asyn
         if (text.includes(value)) leaks.push(`${route.prefix}${url} shows ${name}`);
       }
       for (const [header, value] of response.headers) {
-        for (const [name, s] of Object.entries(SECRETS)) if (value.includes(s)) leaks.push(`${url} header ${header} shows ${name}`);
+        for (const [name, s] of Object.entries(SECRETS))
+          if (value.includes(s)) leaks.push(`${url} header ${header} shows ${name}`);
       }
     }
   }
   expect(leaks).toEqual([]);
   // the walk really reached the run's data, not only refusals
-  for (const reached of [`200 /api/pipelines/${pipelineId}`, `200 /api/runs/${runId}/logs`, `200 /api/pipelines/${pipelineId}/dlq`, "200 /api/connections"]) {
+  for (const reached of [
+    `200 /api/pipelines/${pipelineId}`,
+    `200 /api/runs/${runId}/logs`,
+    `200 /api/pipelines/${pipelineId}/dlq`,
+    "200 /api/connections",
+  ]) {
     expect(statuses).toContain(reached);
   }
   expect(statuses).toContain("403 /api/connections/crm");
@@ -163,7 +233,10 @@ it("(control) the secrets are really there: editors read them where they belong"
   expect(await (await as("editor", "/connections/lake")).text()).toContain(SECRETS.s3SecretKey);
   expect(await (await as("editor", `/pipelines/${pipelineId}`)).text()).toContain(SECRETS.webhookToken);
   expect(await (await as("editor", `/pipelines/${pipelineId}`)).text()).toContain(SECRETS.hookHeader);
-  const run = (await (await as("editor", `/runs/${runId}`)).json()) as { status: string; node_runs: { node_id: string; status: string }[] };
+  const run = (await (await as("editor", `/runs/${runId}`)).json()) as {
+    status: string;
+    node_runs: { node_id: string; status: string }[];
+  };
   expect(run.status).toBe("failed");
   expect(run.node_runs.find((n) => n.node_id === "fetch_rows")?.status).toBe("success");
 });
@@ -174,5 +247,9 @@ it("a viewer sees that hooks and a webhook exist, not their credentials", async 
     hooks: { event: string; url: string; headers: Record<string, string> }[];
   };
   expect(pipeline.webhook_configured).toBe(true);
-  expect(pipeline.hooks[0]).toMatchObject({ event: "run.started", url: `${receiverUrl}/********`, headers: { authorization: "********" } });
+  expect(pipeline.hooks[0]).toMatchObject({
+    event: "run.started",
+    url: `${receiverUrl}/********`,
+    headers: { authorization: "********" },
+  });
 });

@@ -17,7 +17,10 @@ export const genericConnector: Connector = {
         else resolve(`TCP connect to ${c.host}:${c.port} succeeded`);
       };
       signal.addEventListener("abort", () => done(new Error("timed out")), { once: true });
-      socket.once("connect", () => done()).once("timeout", () => done(new Error("timed out"))).once("error", done);
+      socket
+        .once("connect", () => done())
+        .once("timeout", () => done(new Error("timed out")))
+        .once("error", done);
     });
   },
 };

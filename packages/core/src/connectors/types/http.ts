@@ -13,12 +13,16 @@ export function httpBaseUrl(c: ConnectionFields): string {
   return `${scheme}://${host}${c.port ? `:${c.port}` : ""}`;
 }
 
-/** Auth and headers of an http connection: `extra.token` → bearer; else login/password → basic; else a password alone → bearer; plus `extra.headers`. */
+/**
+ * Auth and headers of an http connection: `extra.token` → bearer; else login/password → basic; else a password alone →
+ * bearer; plus `extra.headers`.
+ */
 export function httpAuthHeaders(c: ConnectionFields): Record<string, string> {
   const headers: Record<string, string> = {};
   const extraHeaders = c.extra.headers;
   if (extraHeaders && typeof extraHeaders === "object") {
-    for (const [k, v] of Object.entries(extraHeaders as Record<string, unknown>)) if (v !== null && v !== undefined) headers[k.toLowerCase()] = String(v);
+    for (const [k, v] of Object.entries(extraHeaders as Record<string, unknown>))
+      if (v !== null && v !== undefined) headers[k.toLowerCase()] = String(v);
   }
   const token = typeof c.extra.token === "string" && c.extra.token ? c.extra.token : undefined;
   if (token) headers.authorization = `Bearer ${token}`;

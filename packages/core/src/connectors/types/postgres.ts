@@ -4,7 +4,10 @@ import { GuardedSocket } from "../../engine/http/guarded-socket.js";
 import { abortable, enc, extraOptions, type ConnectionFields, type Connector } from "../connector.js";
 
 /** pg client settings: the connection's URI and a socket that passes the address guard (docs/security.md). */
-export function pgClientConfig(c: ConnectionFields & { uri: string }, resolver: DnsResolver = systemDnsResolver): pg.ClientConfig {
+export function pgClientConfig(
+  c: ConnectionFields & { uri: string },
+  resolver: DnsResolver = systemDnsResolver,
+): pg.ClientConfig {
   return { connectionString: c.uri, stream: () => new GuardedSocket(resolver) };
 }
 
@@ -19,7 +22,10 @@ export const postgresConnector: Connector = {
     return `postgres://${enc(c.login)}:${enc(c.password)}@${c.host}:${c.port ?? 5432}/${enc(c.schema)}?${query}`;
   },
   async test(c, signal, network) {
-    const client = new pg.Client({ ...pgClientConfig({ ...c, uri: this.uri(c) }, network.resolver), connectionTimeoutMillis: 5000 });
+    const client = new pg.Client({
+      ...pgClientConfig({ ...c, uri: this.uri(c) }, network.resolver),
+      connectionTimeoutMillis: 5000,
+    });
     try {
       await abortable(client.connect(), signal, () => void client.end().catch(() => undefined));
       await abortable(client.query("SELECT 1"), signal);

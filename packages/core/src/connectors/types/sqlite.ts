@@ -64,7 +64,10 @@ export function refuseSqliteFileStatements(sql: string): void {
       throw new SluiceError("forbidden", "ATTACH is not allowed: a node works on its connection's database only");
     }
     if (words[0] === "VACUUM" && words.includes("INTO")) {
-      throw new SluiceError("forbidden", "VACUUM INTO is not allowed: it writes a file outside the connection's database");
+      throw new SluiceError(
+        "forbidden",
+        "VACUUM INTO is not allowed: it writes a file outside the connection's database",
+      );
     }
   }
 }

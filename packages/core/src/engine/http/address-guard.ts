@@ -10,7 +10,8 @@ export const systemDnsResolver: DnsResolver = (hostname) =>
   dns.promises.lookup(hostname, { all: true, verbatim: true });
 
 /**
- * Addresses no outbound connection made for a user may reach (docs/security.md): link-local and cloud-metadata endpoints. Loopback and
+ * Addresses no outbound connection made for a user may reach (docs/security.md): link-local and cloud-metadata
+ * endpoints. Loopback and
  * private ranges stay allowed (local services, tests). IPv4 ranges also match their IPv4-mapped IPv6 forms
  * (`::ffff:169.254.169.254`); the IPv4-compatible and NAT64 forms are listed explicitly.
  */

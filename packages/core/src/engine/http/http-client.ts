@@ -37,7 +37,9 @@ export interface HttpClientOptions {
   resolver?: DnsResolver;
   /** Redirect hops followed (each re-checked); default 5. */
   maxRedirects?: number;
-  /** Largest response body read, in bytes (default 64 MiB); a larger one fails the request instead of filling memory. */
+  /**
+   * Largest response body read, in bytes (default 64 MiB); a larger one fails the request instead of filling memory.
+   */
   maxResponseBytes?: number;
 }
 

@@ -87,7 +87,10 @@ function assertSameOrigin(url: string, base: string, connId: string): void {
   }
 }
 
-/** The target's headers for a request to `url`: all of them on the target's origin, none that may carry a credential elsewhere. */
+/**
+ * The target's headers for a request to `url`: all of them on the target's origin, none that may carry a credential
+ * elsewhere.
+ */
 export function headersFor(target: HttpTarget, url: string): Record<string, string> {
   return originOf(url) === originOf(target.url) ? target.headers : headersForAnotherOrigin(target.headers);
 }

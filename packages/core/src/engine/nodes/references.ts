@@ -11,7 +11,9 @@ export const text = (v: unknown): string | null => (typeof v === "string" && v.t
 /** The values that are non-empty strings, trimmed. */
 export const texts = (...values: unknown[]): string[] => values.map(text).filter((v): v is string => v !== null);
 
-/** The tables `sql` reads (after FROM/JOIN) or writes (INSERT INTO, UPDATE, CREATE/ALTER/TRUNCATE TABLE, DELETE FROM). */
+/**
+ * The tables `sql` reads (after FROM/JOIN) or writes (INSERT INTO, UPDATE, CREATE/ALTER/TRUNCATE TABLE, DELETE FROM).
+ */
 export function sqlTables(sql: string, kind: "read" | "written"): string[] {
   const out = new Set<string>();
   for (const m of sql.matchAll(kind === "read" ? SQL_READ : SQL_WRITE)) {

@@ -48,7 +48,8 @@ export function createConnectionStore(knex: Knex): ConnectionStore {
       return (await knex("connections").where({ conn_id: connId }).delete()) > 0;
     },
     async anyEncrypted() {
-      const row = (await knex("connections").whereNotNull("password_enc").select("password_enc").first()) as Row | undefined;
+      const row = (await knex("connections").whereNotNull("password_enc").select("password_enc").first()) as
+        Row | undefined;
       return row ? toStr(row.password_enc) : null;
     },
   };

@@ -25,7 +25,9 @@ export interface KnexStore extends Store {
   readonly knex: Knex;
 }
 
-/** Errors another instance migrating the same fresh database at the same moment can cause; they pass once it is done. */
+/**
+ * Errors another instance migrating the same fresh database at the same moment can cause; they pass once it is done.
+ */
 const CONCURRENT_MIGRATION = /already locked|already exists|duplicate (key|entry)|deadlock|lock wait timeout/i;
 
 /**

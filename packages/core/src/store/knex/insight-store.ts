@@ -12,18 +12,42 @@ export function createInsightStore(knex: Knex): InsightStore {
   return {
     async pipelineRunStats() {
       // Counts come from the (pipeline_id, status) index; the latest run per pipeline is one index seek each.
-      const counts = (await knex("runs").select("pipeline_id", "status").count({ n: "*" }).groupBy("pipeline_id", "status")) as Row[];
+      const counts = (await knex("runs")
+        .select("pipeline_id", "status")
+        .count({ n: "*" })
+        .groupBy("pipeline_id", "status")) as Row[];
       const latest = (await knex("pipelines as p")
         .select("p.id as pipeline_id")
         .select({
-          status: knex("runs as r").select("r.status").whereRaw("r.pipeline_id = p.id").orderBy([{ column: "r.created_at", order: "desc" }, { column: "r.id", order: "desc" }]).limit(1),
-          created_at: knex("runs as r").select("r.created_at").whereRaw("r.pipeline_id = p.id").orderBy([{ column: "r.created_at", order: "desc" }, { column: "r.id", order: "desc" }]).limit(1),
+          status: knex("runs as r")
+            .select("r.status")
+            .whereRaw("r.pipeline_id = p.id")
+            .orderBy([
+              { column: "r.created_at", order: "desc" },
+              { column: "r.id", order: "desc" },
+            ])
+            .limit(1),
+          created_at: knex("runs as r")
+            .select("r.created_at")
+            .whereRaw("r.pipeline_id = p.id")
+            .orderBy([
+              { column: "r.created_at", order: "desc" },
+              { column: "r.id", order: "desc" },
+            ])
+            .limit(1),
         })) as Row[];
       const stats = new Map<string, PipelineRunStats>();
       for (const r of latest) {
         if (r.created_at == null) continue;
         const id = toStr(r.pipeline_id);
-        stats.set(id, { pipeline_id: id, last_run_status: toStr(r.status), last_run_at: toStr(r.created_at), runs_total: 0, runs_success: 0, runs_failed: 0 });
+        stats.set(id, {
+          pipeline_id: id,
+          last_run_status: toStr(r.status),
+          last_run_at: toStr(r.created_at),
+          runs_total: 0,
+          runs_success: 0,
+          runs_failed: 0,
+        });
       }
       for (const r of counts) {
         const s = stats.get(toStr(r.pipeline_id));
@@ -54,28 +78,44 @@ export function createInsightStore(knex: Knex): InsightStore {
         .groupBy("r.pipeline_id", "p.name")
         .orderBy([{ column: "fail_count", order: "desc" }, { column: "r.pipeline_id" }])
         .limit(limit)) as Row[];
-      return rows.map((r) => ({ pipeline_id: toStr(r.pipeline_id), name: toStr(r.name), fail_count: toInt(r.fail_count) }));
+      return rows.map((r) => ({
+        pipeline_id: toStr(r.pipeline_id),
+        name: toStr(r.name),
+        fail_count: toInt(r.fail_count),
+      }));
     },
     async recentRuns(limit) {
       const rows = (await knex("runs as r")
         .leftJoin("pipelines as p", "p.id", "r.pipeline_id")
-        .select("r.id", "r.pipeline_id", "p.name as pipeline_name", "r.status", "r.trigger", "r.params", "r.error", "r.created_at", "r.started_at", "r.finished_at")
-        .orderBy([{ column: "r.created_at", order: "desc" }, { column: "r.id", order: "desc" }])
+        .select(
+          "r.id",
+          "r.pipeline_id",
+          "p.name as pipeline_name",
+          "r.status",
+          "r.trigger",
+          "r.params",
+          "r.error",
+          "r.created_at",
+          "r.started_at",
+          "r.finished_at",
+        )
+        .orderBy([
+          { column: "r.created_at", order: "desc" },
+          { column: "r.id", order: "desc" },
+        ])
         .limit(limit)) as Row[];
-      return rows.map(
-        (r): RecentRun => ({
-          id: toStr(r.id),
-          pipeline_id: toStr(r.pipeline_id),
-          pipeline_name: toNullableStr(r.pipeline_name),
-          status: toStr(r.status) as RecentRun["status"],
-          trigger: toStr(r.trigger) as RecentRun["trigger"],
-          params: parseJson<Record<string, string>>(r.params, {}),
-          error: toNullableStr(r.error),
-          created_at: toStr(r.created_at),
-          started_at: toNullableStr(r.started_at),
-          finished_at: toNullableStr(r.finished_at),
-        }),
-      );
+      return rows.map((r): RecentRun => ({
+        id: toStr(r.id),
+        pipeline_id: toStr(r.pipeline_id),
+        pipeline_name: toNullableStr(r.pipeline_name),
+        status: toStr(r.status) as RecentRun["status"],
+        trigger: toStr(r.trigger) as RecentRun["trigger"],
+        params: parseJson<Record<string, string>>(r.params, {}),
+        error: toNullableStr(r.error),
+        created_at: toStr(r.created_at),
+        started_at: toNullableStr(r.started_at),
+        finished_at: toNullableStr(r.finished_at),
+      }));
     },
     async search(q, limit) {
       const pattern = likePattern(q);
@@ -94,11 +134,30 @@ export function createInsightStore(knex: Knex): InsightStore {
         .orderBy("conn_id")
         .limit(limit)) as Row[];
       // Variables match on the key only: values may be secrets and are never searched or returned.
-      const variables = (await knex("variables").select("key", "type").where(match("key")).orderBy("key").limit(limit)) as Row[];
+      const variables = (await knex("variables")
+        .select("key", "type")
+        .where(match("key"))
+        .orderBy("key")
+        .limit(limit)) as Row[];
       const hits: SearchHit[] = [
-        ...pipelines.map((r) => ({ type: "pipeline" as const, id: toStr(r.id), name: toStr(r.name), description: toStr(r.description) })),
-        ...connections.map((r) => ({ type: "connection" as const, id: toStr(r.conn_id), name: toStr(r.conn_id), description: `${toStr(r.type)} ${toStr(r.host)}`.trim() })),
-        ...variables.map((r) => ({ type: "variable" as const, id: toStr(r.key), name: toStr(r.key), description: `${toStr(r.type)} variable` })),
+        ...pipelines.map((r) => ({
+          type: "pipeline" as const,
+          id: toStr(r.id),
+          name: toStr(r.name),
+          description: toStr(r.description),
+        })),
+        ...connections.map((r) => ({
+          type: "connection" as const,
+          id: toStr(r.conn_id),
+          name: toStr(r.conn_id),
+          description: `${toStr(r.type)} ${toStr(r.host)}`.trim(),
+        })),
+        ...variables.map((r) => ({
+          type: "variable" as const,
+          id: toStr(r.key),
+          name: toStr(r.key),
+          description: `${toStr(r.type)} variable`,
+        })),
       ];
       return hits.slice(0, limit);
     },

@@ -6,7 +6,13 @@ import { isUniqueViolation } from "./unique-violation.js";
 /** Deadlocks and serialization failures are worth one more try; so is losing an insert race. */
 function isRetryable(e: unknown): boolean {
   const err = e as { code?: unknown; errno?: unknown };
-  return isUniqueViolation(e) || err.errno === 1213 || err.code === "ER_LOCK_DEADLOCK" || err.code === "40P01" || err.code === "40001";
+  return (
+    isUniqueViolation(e) ||
+    err.errno === 1213 ||
+    err.code === "ER_LOCK_DEADLOCK" ||
+    err.code === "40P01" ||
+    err.code === "40001"
+  );
 }
 
 type Row = Record<string, unknown>;
@@ -34,7 +40,10 @@ export function createLoginAttemptStore(knex: Knex): LoginAttemptStore {
         try {
           // Two single statements, no explicit transaction: the row is made to exist, then counted in one UPDATE.
           // Holding a shared lock from the insert while updating deadlocks MySQL under concurrent failures.
-          await knex("login_attempts").insert({ username, failures: 0, first_failure_at: at, locked_until: null }).onConflict("username").ignore();
+          await knex("login_attempts")
+            .insert({ username, failures: 0, first_failure_at: at, locked_until: null })
+            .onConflict("username")
+            .ignore();
           // MySQL evaluates SET left to right with already-updated values, PostgreSQL and SQLite with old ones:
           // each expression reads only columns assigned after it, so all three agree.
           await knex("login_attempts")
@@ -47,7 +56,10 @@ export function createLoginAttemptStore(knex: Knex): LoginAttemptStore {
                 [windowStart, threshold, at, lockUntil, threshold, lockUntil],
               ),
               failures: knex.raw("CASE WHEN first_failure_at >= ? THEN failures + 1 ELSE 1 END", [windowStart]),
-              first_failure_at: knex.raw("CASE WHEN first_failure_at >= ? THEN first_failure_at ELSE ? END", [windowStart, at]),
+              first_failure_at: knex.raw("CASE WHEN first_failure_at >= ? THEN first_failure_at ELSE ? END", [
+                windowStart,
+                at,
+              ]),
             });
           return (await get(knex, username)) as LoginAttempt;
         } catch (e) {

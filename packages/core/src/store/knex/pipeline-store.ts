@@ -60,11 +60,23 @@ function versionFromRow(row: Row): PipelineVersion {
   };
 }
 
-const SUMMARY_COLUMNS = ["id", "name", "description", "schedule", "enabled", "tags", "node_count", "edge_count", "created_at", "updated_at"];
+const SUMMARY_COLUMNS = [
+  "id",
+  "name",
+  "description",
+  "schedule",
+  "enabled",
+  "tags",
+  "node_count",
+  "edge_count",
+  "created_at",
+  "updated_at",
+];
 
 export function createPipelineStore(knex: Knex): PipelineStore {
   async function addVersion(trx: Knex.Transaction, p: Pipeline, note: VersionNote): Promise<void> {
-    const last = (await trx("pipeline_versions").where({ pipeline_id: p.id }).max({ v: "version" }).first()) as Row | undefined;
+    const last = (await trx("pipeline_versions").where({ pipeline_id: p.id }).max({ v: "version" }).first()) as
+      Row | undefined;
     // the webhook token is a credential, not history: rollback keeps the current one (docs/security.md)
     const { id: _id, created_at: _c, updated_at: _u, webhook_token: _w, ...snapshot } = p;
     await trx("pipeline_versions").insert({
@@ -99,10 +111,12 @@ export function createPipelineStore(knex: Knex): PipelineStore {
     },
     async list(page?: PageRequest) {
       const totalRow = (await knex("pipelines").count({ n: "*" }).first()) as Row | undefined;
-      let query = knex("pipelines").select(SUMMARY_COLUMNS).orderBy([
-        { column: "created_at", order: "desc" },
-        { column: "id", order: "desc" },
-      ]);
+      let query = knex("pipelines")
+        .select(SUMMARY_COLUMNS)
+        .orderBy([
+          { column: "created_at", order: "desc" },
+          { column: "id", order: "desc" },
+        ]);
       if (page) query = query.limit(page.per_page).offset((page.page - 1) * page.per_page);
       const rows = (await query) as Row[];
       return { items: rows.map(summaryFromRow), total: countOf(totalRow) };
@@ -128,12 +142,18 @@ export function createPipelineStore(knex: Knex): PipelineStore {
       return rows.map(versionFromRow);
     },
     async getVersion(pipelineId, versionId) {
-      const row = (await knex("pipeline_versions").where({ pipeline_id: pipelineId, id: versionId }).first()) as Row | undefined;
+      const row = (await knex("pipeline_versions").where({ pipeline_id: pipelineId, id: versionId }).first()) as
+        Row | undefined;
       if (!row) return null;
-      return { version: versionFromRow(row), snapshot: parseJson<PipelineDefinition>(row.snapshot, {} as PipelineDefinition) };
+      return {
+        version: versionFromRow(row),
+        snapshot: parseJson<PipelineDefinition>(row.snapshot, {} as PipelineDefinition),
+      };
     },
     async listFull() {
-      const rows = (await knex("pipelines").select("id", "body", "created_at", "updated_at").orderBy("created_at", "desc")) as Row[];
+      const rows = (await knex("pipelines")
+        .select("id", "body", "created_at", "updated_at")
+        .orderBy("created_at", "desc")) as Row[];
       return rows.map(fromRow);
     },
     async listDependencyRefs() {
@@ -154,7 +174,9 @@ export function createPipelineStore(knex: Knex): PipelineStore {
     },
     async existingIds(ids) {
       if (ids.length === 0) return new Set();
-      const rows = (await knex("pipelines").select("id").whereIn("id", [...ids])) as Row[];
+      const rows = (await knex("pipelines")
+        .select("id")
+        .whereIn("id", [...ids])) as Row[];
       return new Set(rows.map((r) => toStr(r.id)));
     },
   };

@@ -10,7 +10,17 @@ type DbRow = Record<string, unknown>;
 /** Rows per multi-row INSERT (stays below SQLite's bound-variable limit for the widest table). */
 const INSERT_CHUNK = 200;
 
-const RUN_COLUMNS = ["id", "pipeline_id", "status", "trigger", "params", "error", "created_at", "started_at", "finished_at"];
+const RUN_COLUMNS = [
+  "id",
+  "pipeline_id",
+  "status",
+  "trigger",
+  "params",
+  "error",
+  "created_at",
+  "started_at",
+  "finished_at",
+];
 
 function runFromRow(row: DbRow): Run {
   return {
@@ -80,7 +90,10 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
         knex("runs")
           .select(RUN_COLUMNS)
           .where({ pipeline_id: pipelineId })
-          .orderBy([{ column: "created_at", order: "desc" }, { column: "id", order: "desc" }])
+          .orderBy([
+            { column: "created_at", order: "desc" },
+            { column: "id", order: "desc" },
+          ])
           .limit(per_page)
           .offset((page - 1) * per_page) as Promise<DbRow[]>,
         knex("runs").where({ pipeline_id: pipelineId }).count({ n: "*" }).first() as Promise<DbRow | undefined>,
@@ -92,7 +105,10 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
       const row = (await knex("runs")
         .select(RUN_COLUMNS)
         .where({ pipeline_id: pipelineId })
-        .orderBy([{ column: "created_at", order: "desc" }, { column: "id", order: "desc" }])
+        .orderBy([
+          { column: "created_at", order: "desc" },
+          { column: "id", order: "desc" },
+        ])
         .first()) as DbRow | undefined;
       return row ? runFromRow(row) : null;
     },
@@ -114,25 +130,44 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
            returning ${RUN_COLUMNS.join(", ")}`,
           [owner, nowIso, nowIso, limit],
         )) as DbRow[];
-        return rows.map((row): ClaimedRun => ({ ...runFromRow(row), owner })).sort((x, y) => x.created_at.localeCompare(y.created_at) || x.id.localeCompare(y.id));
+        return rows
+          .map((row): ClaimedRun => ({ ...runFromRow(row), owner }))
+          .sort((x, y) => x.created_at.localeCompare(y.created_at) || x.id.localeCompare(y.id));
       }
       return knex.transaction(async (trx) => {
         // PostgreSQL/MySQL: concurrent executors skip each other's locked rows
-        const pick = trx("runs").select("id").where({ status: "pending" }).orderBy([{ column: "created_at" }, { column: "id" }]).limit(limit).forUpdate().skipLocked();
+        const pick = trx("runs")
+          .select("id")
+          .where({ status: "pending" })
+          .orderBy([{ column: "created_at" }, { column: "id" }])
+          .limit(limit)
+          .forUpdate()
+          .skipLocked();
         const ids = ((await pick) as DbRow[]).map((r) => toStr(r.id));
         if (ids.length === 0) return [];
-        await trx("runs")
+        await trx("runs").whereIn("id", ids).where({ status: "pending" }).update({
+          status: "running",
+          owner,
+          heartbeat_at: nowIso,
+          started_at: nowIso,
+          finished_at: null,
+          error: null,
+        });
+        const rows = (await trx("runs")
+          .select(RUN_COLUMNS)
           .whereIn("id", ids)
-          .where({ status: "pending" })
-          .update({ status: "running", owner, heartbeat_at: nowIso, started_at: nowIso, finished_at: null, error: null });
-        const rows = (await trx("runs").select(RUN_COLUMNS).whereIn("id", ids).where({ status: "running", owner }).orderBy([{ column: "created_at" }, { column: "id" }])) as DbRow[];
+          .where({ status: "running", owner })
+          .orderBy([{ column: "created_at" }, { column: "id" }])) as DbRow[];
         return rows.map((row): ClaimedRun => ({ ...runFromRow(row), owner }));
       });
     },
 
     async heartbeat(owner, runIds, nowIso) {
       if (runIds.length === 0) return;
-      await knex("runs").whereIn("id", [...runIds]).where({ owner, status: "running" }).update({ heartbeat_at: nowIso });
+      await knex("runs")
+        .whereIn("id", [...runIds])
+        .where({ owner, status: "running" })
+        .update({ heartbeat_at: nowIso });
     },
 
     async runningOwners() {
@@ -157,8 +192,14 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
         const rows = (await scope(trx("runs").select(RUN_COLUMNS))) as DbRow[];
         if (rows.length === 0) return [];
         const ids = rows.map((r) => toStr(r.id));
-        await trx("runs").whereIn("id", ids).where({ status: "running" }).update({ status: "failed", error, finished_at: nowIso, owner: null });
-        await trx("node_runs").whereIn("run_id", ids).where({ status: "running" }).update({ status: "failed", error, finished_at: nowIso });
+        await trx("runs")
+          .whereIn("id", ids)
+          .where({ status: "running" })
+          .update({ status: "failed", error, finished_at: nowIso, owner: null });
+        await trx("node_runs")
+          .whereIn("run_id", ids)
+          .where({ status: "running" })
+          .update({ status: "failed", error, finished_at: nowIso });
         return rows.map((r) => ({ ...runFromRow(r), status: "failed" as const, error, finished_at: nowIso }));
       });
     },
@@ -187,11 +228,23 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
         await insertChunked(
           trx,
           "run_logs",
-          logs.map((l) => ({ run_id: l.run_id, node_id: l.node_id, level: l.level, message: l.message, timestamp: l.timestamp })),
+          logs.map((l) => ({
+            run_id: l.run_id,
+            node_id: l.node_id,
+            level: l.level,
+            message: l.message,
+            timestamp: l.timestamp,
+          })),
         );
         for (const o of outputs) {
           await trx("node_outputs")
-            .insert({ run_id: o.run_id, node_id: o.node_id, kind: o.kind, data: JSON.stringify(o.data), created_at: new Date().toISOString() })
+            .insert({
+              run_id: o.run_id,
+              node_id: o.node_id,
+              kind: o.kind,
+              data: JSON.stringify(o.data),
+              created_at: new Date().toISOString(),
+            })
             .onConflict(["run_id", "node_id", "kind"])
             .merge(["data", "created_at"]);
         }
@@ -219,7 +272,10 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
     },
 
     async output(runId, nodeId, kind) {
-      const row = (await knex("node_outputs").select("data").where({ run_id: runId, node_id: nodeId, kind }).first()) as DbRow | undefined;
+      const row = (await knex("node_outputs")
+        .select("data")
+        .where({ run_id: runId, node_id: nodeId, kind })
+        .first()) as DbRow | undefined;
       return row ? parseJson<unknown>(row.data, null) : null;
     },
 
@@ -238,15 +294,23 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
     async listDlq(pipelineId, includeResolved, limit) {
       const q = knex("dlq_entries").where({ pipeline_id: pipelineId });
       if (!includeResolved) q.where({ resolved: false });
-      const rows = (await q.orderBy([{ column: "created_at", order: "desc" }, { column: "id", order: "desc" }]).limit(limit)) as DbRow[];
+      const rows = (await q
+        .orderBy([
+          { column: "created_at", order: "desc" },
+          { column: "id", order: "desc" },
+        ])
+        .limit(limit)) as DbRow[];
       return rows.map(dlqFromRow);
     },
 
     async resolveDlq(pipelineId, id, nowIso) {
-      const found = (await knex("dlq_entries").select("resolved").where({ pipeline_id: pipelineId, id }).first()) as DbRow | undefined;
+      const found = (await knex("dlq_entries").select("resolved").where({ pipeline_id: pipelineId, id }).first()) as
+        DbRow | undefined;
       if (!found) return false;
       if (!toBool(found.resolved)) {
-        await knex("dlq_entries").where({ pipeline_id: pipelineId, id }).update({ resolved: true, resolved_at: nowIso });
+        await knex("dlq_entries")
+          .where({ pipeline_id: pipelineId, id })
+          .update({ resolved: true, resolved_at: nowIso });
       }
       return true;
     },

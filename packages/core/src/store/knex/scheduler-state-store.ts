@@ -12,7 +12,8 @@ export function createSchedulerStateStore(knex: Knex): SchedulerStateStore {
   }
   return {
     async get(pipelineId) {
-      const row = (await knex("scheduler_state").where({ pipeline_id: pipelineId }).first()) as Record<string, unknown> | undefined;
+      const row = (await knex("scheduler_state").where({ pipeline_id: pipelineId }).first()) as
+        Record<string, unknown> | undefined;
       if (!row) return null;
       return {
         pipeline_id: pipelineId,
@@ -23,7 +24,12 @@ export function createSchedulerStateStore(knex: Knex): SchedulerStateStore {
     /** Records a fired slot; false when that slot (or a later one) was already recorded — exactly-once firing. */
     async claimSlot(pipelineId, slotIso) {
       await knex("scheduler_state")
-        .insert({ pipeline_id: pipelineId, last_slot_at: null, last_sla_date: null, updated_at: new Date().toISOString() })
+        .insert({
+          pipeline_id: pipelineId,
+          last_slot_at: null,
+          last_sla_date: null,
+          updated_at: new Date().toISOString(),
+        })
         .onConflict("pipeline_id")
         .ignore();
       const changed = await knex("scheduler_state")

@@ -15,14 +15,17 @@ export function createSystemStore(knex: Knex, dialect: Dialect): SystemStore {
       let deleted = 0;
       for (;;) {
         const batch: number = await knex.transaction(async (trx): Promise<number> => {
-          const ids = ((await trx("runs")
-            .select("id")
-            .where("created_at", "<", cutoffIso)
-            .whereIn("status", TERMINAL_RUN_STATUSES)
-            .orderBy("created_at")
-            .limit(batchSize)) as { id: string }[]).map((r) => r.id);
+          const ids = (
+            (await trx("runs")
+              .select("id")
+              .where("created_at", "<", cutoffIso)
+              .whereIn("status", TERMINAL_RUN_STATUSES)
+              .orderBy("created_at")
+              .limit(batchSize)) as { id: string }[]
+          ).map((r) => r.id);
           if (ids.length === 0) return 0;
-          for (const table of ["node_runs", "run_logs", "node_outputs", "dlq_entries"]) await trx(table).whereIn("run_id", ids).delete();
+          for (const table of ["node_runs", "run_logs", "node_outputs", "dlq_entries"])
+            await trx(table).whereIn("run_id", ids).delete();
           return Number(await trx("runs").whereIn("id", ids).delete());
         });
         deleted += batch;

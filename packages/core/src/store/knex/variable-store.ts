@@ -26,7 +26,9 @@ export function createVariableStore(knex: Knex): VariableStore {
           return true;
         } catch (e) {
           if (!isUniqueViolation(e)) throw e;
-          await trx("variables").where({ key: record.key }).update({ type: record.type, value: record.value, updated_at: record.updated_at });
+          await trx("variables")
+            .where({ key: record.key })
+            .update({ type: record.type, value: record.value, updated_at: record.updated_at });
           return false;
         }
       });

@@ -7,13 +7,17 @@ export function createWebhookStore(knex: Knex): WebhookStore {
     async claimTrigger(pipelineId, now, windowMs) {
       const nowIso = now.toISOString();
       const threshold = new Date(now.getTime() - windowMs).toISOString();
-      await knex("webhook_state").insert({ pipeline_id: pipelineId, last_accepted_at: "1970-01-01T00:00:00.000Z" }).onConflict("pipeline_id").ignore();
+      await knex("webhook_state")
+        .insert({ pipeline_id: pipelineId, last_accepted_at: "1970-01-01T00:00:00.000Z" })
+        .onConflict("pipeline_id")
+        .ignore();
       const changed = await knex("webhook_state")
         .where({ pipeline_id: pipelineId })
         .andWhere("last_accepted_at", "<=", threshold)
         .update({ last_accepted_at: nowIso });
       if (changed > 0) return { accepted: true, retryAfterMs: 0 };
-      const row = (await knex("webhook_state").where({ pipeline_id: pipelineId }).first()) as { last_accepted_at: string } | undefined;
+      const row = (await knex("webhook_state").where({ pipeline_id: pipelineId }).first()) as
+        { last_accepted_at: string } | undefined;
       const last = row ? Date.parse(row.last_accepted_at) : now.getTime();
       return { accepted: false, retryAfterMs: Math.max(1000, last + windowMs - now.getTime()) };
     },

@@ -9,7 +9,9 @@ export async function up(knex: Knex): Promise<void> {
   const client = String((knex.client as { config: { client?: unknown } }).config.client ?? "");
   if (!client.startsWith("mysql")) return;
   await knex.raw("ALTER TABLE users MODIFY username VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL");
-  await knex.raw("ALTER TABLE login_attempts MODIFY username VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL");
+  await knex.raw(
+    "ALTER TABLE login_attempts MODIFY username VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL",
+  );
 }
 
 export async function down(): Promise<void> {
