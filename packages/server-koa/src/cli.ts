@@ -1,7 +1,17 @@
 import { parseArgs } from "node:util";
-import { API_KEY_PATTERN, SLUICE_VERSION, createSluice, generateApiKey, isSluiceError } from "@sluice/core";
+import {
+  API_KEY_PATTERN,
+  SLUICE_VERSION,
+  createSluice,
+  generateApiKey,
+  isSluiceError,
+  sqliteWorkersStillRunning,
+} from "@sluice/core";
 import { deploy } from "./deploy.js";
 import { startServer } from "./server.js";
+
+/** How long a SIGTERM/SIGINT shutdown may take before the process ends itself. */
+const SHUTDOWN_LIMIT_MS = 15_000;
 
 const HELP = `sluice ${SLUICE_VERSION} — data-pipeline orchestration server
 
@@ -143,10 +153,18 @@ async function serve(args: string[]): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info(`received ${signal}, shutting down`);
+    // a SQLite statement stuck inside one long step cannot be interrupted, and its thread blocks a normal exit
+    const forceExit = () => {
+      logger.warn("a user SQLite statement is still running after the shutdown; ending the process");
+      process.kill(process.pid, "SIGKILL");
+    };
+    const deadline = setTimeout(forceExit, SHUTDOWN_LIMIT_MS);
     void (async () => {
       await running.close();
       await sluice.close();
-      process.exit(0);
+      clearTimeout(deadline);
+      if (sqliteWorkersStillRunning() > 0) forceExit();
+      else process.exit(0);
     })().catch((e: unknown) => fail(e instanceof Error ? e.message : String(e), 1));
   };
   process.on("SIGTERM", () => stop("SIGTERM"));

@@ -10,6 +10,8 @@ import { isolatedVmEntry, runnerExecArgv } from "./runner-flags.js";
 import {
   BATCHES_IN_FLIGHT,
   DEFAULT_MEMORY_MB,
+  LOG_LEVEL_SET,
+  MAX_BATCH_BYTES,
   MAX_LOG_LINES,
   ROWS_PER_BATCH,
   type CodeJob,
@@ -150,12 +152,21 @@ export class CodeRunnerPool {
   }
 
   /** Runs one job; the inputs cross to the runner as JSON batches and the output comes back the same way. */
-  async run(job: Omit<CodeJob, "rowsPerBatch">, inputs: readonly DataSet[], options: CodeRunOptions): Promise<DataSet> {
+  async run(
+    job: Omit<CodeJob, "rowsPerBatch" | "maxBatchBytes">,
+    inputs: readonly DataSet[],
+    options: CodeRunOptions,
+  ): Promise<DataSet> {
     if (options.signal.aborted) throw new SluiceError("unprocessable", "code was cancelled");
     const runner = await this.acquire(options.signal);
     let healthy = false;
     try {
-      const result = await this.execute(runner, { ...job, rowsPerBatch: ROWS_PER_BATCH }, inputs, options);
+      const result = await this.execute(
+        runner,
+        { ...job, rowsPerBatch: ROWS_PER_BATCH, maxBatchBytes: MAX_BATCH_BYTES },
+        inputs,
+        options,
+      );
       healthy = true;
       return result;
     } finally {
@@ -241,21 +252,33 @@ export class CodeRunnerPool {
         reject(error);
       };
       runner.attach(
+        // everything a runner sends is checked: the process runs untrusted code, so its messages are untrusted too
         (m) => {
-          if (m.t === "ready" || m.id !== id) return;
-          if (m.t === "ack") {
-            acked++;
-            onAck();
-          } else if (m.t === "log") options.log(m.level, m.message);
-          else if (m.t === "out") {
-            const batch = JSON.parse(m.json) as Row[];
-            if (rows.length + batch.length > job.maxOutputRows) {
-              stop(new SluiceError("unprocessable", `code returned more than ${job.maxOutputRows} rows`));
-              return;
-            }
-            for (const row of batch) rows.push(row);
-          } else if (m.t === "done") resolve(m.columns);
-          else reject(new SluiceError("unprocessable", m.message));
+          try {
+            if (m.t === "ready" || m.id !== id) return;
+            if (m.t === "ack") {
+              acked++;
+              onAck();
+            } else if (m.t === "log") {
+              if (LOG_LEVEL_SET.has(m.level) && typeof m.message === "string")
+                options.log(m.level, m.message.slice(0, 4_000));
+            } else if (m.t === "out") {
+              const batch = parseBatch(m.json, job.maxBatchBytes);
+              if (rows.length + batch.length > job.maxOutputRows) {
+                stop(new SluiceError("unprocessable", `code returned more than ${job.maxOutputRows} rows`));
+                return;
+              }
+              for (const row of batch) rows.push(row);
+            } else if (m.t === "done") {
+              const columns: unknown = m.columns;
+              const valid = columns === null || (Array.isArray(columns) && columns.every((c) => typeof c === "string"));
+              if (!valid) throw new Error("columns");
+              resolve(columns as string[] | null);
+            } else if (m.t === "error") reject(new SluiceError("unprocessable", String(m.message).slice(0, 2_000)));
+            else throw new Error("message");
+          } catch {
+            stop(new SluiceError("unprocessable", "the code runner sent malformed output and was stopped"));
+          }
         },
         (reason) =>
           reject(
@@ -313,6 +336,17 @@ export class CodeRunnerPool {
       options.signal.removeEventListener("abort", onAbort);
     }
   }
+}
+
+const isRow = (v: unknown): v is Row => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** One output batch: a JSON array of row objects no longer than the job allows; anything else throws. */
+function parseBatch(json: unknown, maxBytes: number): Row[] {
+  // a little slack over the runner's own limit for the brackets and commas
+  if (typeof json !== "string" || json.length > maxBytes + 1024) throw new Error("batch");
+  const batch: unknown = JSON.parse(json);
+  if (!Array.isArray(batch) || !batch.every(isRow)) throw new Error("batch");
+  return batch;
 }
 
 let shared: CodeRunnerPool | null = null;

@@ -56,36 +56,64 @@ const PRELUDE = String.raw`
     setTimeout: { value: setTimeout },
     clearTimeout: { value: clearTimeout },
   });
+  // WebAssembly memory is allocated outside the isolate's heap, so memory_mb could not bound it
+  delete globalThis.WebAssembly;
   globalThis.__inputs = [];
 }
 `;
 
-/** Runs inside the isolate after the user's code settles: checks the result and hands it out in JSON batches. */
+/**
+ * Runs inside the isolate when the context is made, before any user code: the functions that check the result and
+ * hand it out in JSON batches. The runner keeps references to them and removes them from the globals, and they use
+ * only built-ins captured here, so user code can neither replace them nor change what they do. (The server still
+ * checks every batch it receives.)
+ */
 const COLLECT = String.raw`
-globalThis.__collect = (value, maxRows, perBatch) => {
+{
+  const stringify = JSON.stringify, isArray = Array.isArray, resolve = Promise.resolve.bind(Promise);
+  const apply = Reflect.apply, then = Promise.prototype.then;
   const shape = "code must return an array of row objects or { columns, rows }";
-  const isRow = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
-  let rows, columns = null;
-  if (Array.isArray(value)) rows = value;
-  else if (isRow(value) && Array.isArray(value.rows)) {
-    rows = value.rows;
-    if (Array.isArray(value.columns) && value.columns.every((c) => typeof c === "string")) columns = [...value.columns];
-  } else throw new Error(shape + "; got " + (value === null ? "null" : typeof value));
-  if (rows.length > maxRows) throw new Error("code returned " + rows.length + " rows; at most " + maxRows + " may leave a code node");
-  for (const row of rows) if (!isRow(row)) throw new Error(shape + "; got an array with a non-object item");
-  let next = 0;
-  globalThis.__nextBatch = () => {
+  const isRow = (v) => v !== null && typeof v === "object" && !isArray(v);
+  let rows = [], next = 0;
+  globalThis.__collect = (maxRows) =>
+    apply(then, resolve(globalThis.__result), [(value) => {
+      let columns = null;
+      if (isArray(value)) rows = value;
+      else if (isRow(value) && isArray(value.rows)) {
+        rows = value.rows;
+        if (isArray(value.columns)) {
+          columns = [];
+          for (let i = 0; i < value.columns.length; i++) {
+            if (typeof value.columns[i] !== "string") { columns = null; break; }
+            columns[i] = value.columns[i];
+          }
+        }
+      } else throw new Error(shape + "; got " + (value === null ? "null" : typeof value));
+      const count = rows.length;
+      if (count > maxRows) throw new Error("code returned " + count + " rows; at most " + maxRows + " may leave a code node");
+      for (let i = 0; i < count; i++) if (!isRow(rows[i])) throw new Error(shape + "; got an array with a non-object item");
+      return columns === null ? null : stringify(columns);
+    }]);
+  globalThis.__nextBatch = (perBatch, maxBytes) => {
     if (next >= rows.length) return undefined;
-    const batch = rows.slice(next, next + perBatch);
-    next += perBatch;
-    try {
-      return JSON.stringify(batch);
-    } catch (e) {
-      throw new Error("code returned a value that cannot be passed on (" + e.message + ")");
+    let out = "[", count = 0;
+    while (next < rows.length && count < perBatch) {
+      let json;
+      try {
+        json = stringify(rows[next]);
+      } catch (e) {
+        throw new Error("code returned a value that cannot be passed on (" + e.message + ")");
+      }
+      if (typeof json !== "string") throw new Error("code returned a row that cannot be passed on");
+      if (json.length > maxBytes) throw new Error("code returned a row larger than " + maxBytes / 1048576 + " MB");
+      if (count > 0 && out.length + json.length + 1 > maxBytes) break;
+      out += (count > 0 ? "," : "") + json;
+      count++;
+      next++;
     }
+    return out + "]";
   };
-  return columns === null ? null : JSON.stringify(columns);
-};
+}
 `;
 
 const send = (message) => new Promise((resolve) => process.send(message, () => resolve()));
@@ -139,12 +167,13 @@ function prepareSandbox(memoryMb, maxLogLines, isolate = new ivm.Isolate({ memor
   );
   ctx.evalClosureSync(PRELUDE, [maxLogLines]);
   ctx.evalSync(COLLECT);
-  const wake = ctx.global.getSync("__wake", { reference: true });
-  const droppedLines = ctx.global.getSync("__dropped", { reference: true });
-  ctx.global.deleteSync("__wake");
-  ctx.global.deleteSync("__dropped");
+  const [wake, droppedLines, collect, nextBatch] = ["__wake", "__dropped", "__collect", "__nextBatch"].map((name) => {
+    const reference = ctx.global.getSync(name, { reference: true });
+    ctx.global.deleteSync(name);
+    return reference;
+  });
   sandbox.ctx = ctx;
-  sandbox.ready = Promise.resolve({ ctx, droppedLines });
+  sandbox.ready = Promise.resolve({ ctx, droppedLines, collect, nextBatch });
   return sandbox;
 }
 
@@ -193,10 +222,10 @@ function startJob(id, spec) {
     finish(false);
     await send({ t: "error", id, message });
   };
-  let droppedLines = null;
-  const context = sandbox.ready.then(({ ctx, droppedLines: dropped }) => {
-    droppedLines = dropped;
-    return ctx;
+  let refs = null;
+  const context = sandbox.ready.then((ready) => {
+    refs = ready;
+    return ready.ctx;
   });
   let chain = context.then(() => undefined);
   const step = (work) => {
@@ -254,11 +283,10 @@ function startJob(id, spec) {
         script.runSync(ctx, { timeout: spec.timeoutMs });
         let columns;
         try {
-          columns = await ctx.evalClosure(
-            "return globalThis.__result.then((value) => globalThis.__collect(value, $0, $1));",
-            [spec.maxOutputRows, spec.rowsPerBatch],
-            { result: { promise: true, copy: true }, timeout: spec.timeoutMs },
-          );
+          columns = await refs.collect.apply(undefined, [spec.maxOutputRows], {
+            result: { promise: true, copy: true },
+            timeout: spec.timeoutMs,
+          });
         } catch (e) {
           if (isolate.isDisposed) throw e;
           const message = describe(e);
@@ -267,11 +295,13 @@ function startJob(id, spec) {
           return;
         }
         for (;;) {
-          const json = ctx.evalClosureSync("return globalThis.__nextBatch();", [], { timeout: spec.timeoutMs });
+          const json = refs.nextBatch.applySync(undefined, [spec.rowsPerBatch, spec.maxBatchBytes], {
+            timeout: spec.timeoutMs,
+          });
           if (json === undefined) break;
           await send({ t: "out", id, json });
         }
-        const dropped = droppedLines.applySync(undefined, [], { timeout: spec.timeoutMs });
+        const dropped = refs.droppedLines.applySync(undefined, [], { timeout: spec.timeoutMs });
         if (dropped > 0)
           log("warning", `${dropped} more console lines were dropped (at most ${spec.maxLogLines} per node)`);
         finish(true);

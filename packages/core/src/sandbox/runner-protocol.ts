@@ -2,7 +2,7 @@
  * Messages between the server and a code runner process over its IPC channel (`code-runner.mjs` mirrors these
  * shapes). Rows always cross as JSON text in batches, so no object of one side is ever handed to the other.
  */
-import type { LogLevel } from "../model/run.js";
+import { LOG_LEVELS, type LogLevel } from "../model/run.js";
 
 /** What a runner needs to run one `code` node attempt. Never carries secrets, connections or the store. */
 export interface CodeJob {
@@ -15,8 +15,10 @@ export interface CodeJob {
   /** Log lines kept from `console.*`; later ones are counted and dropped. */
   readonly maxLogLines: number;
   readonly maxOutputRows: number;
-  /** Output rows per `out` message. */
+  /** Output rows per `out` message at most. */
   readonly rowsPerBatch: number;
+  /** Characters of JSON per `out` message at most (a larger row fails the node): bounds what the server parses. */
+  readonly maxBatchBytes: number;
 }
 
 export type ToRunner =
@@ -37,6 +39,8 @@ export type FromRunner =
 
 /** Rows per batch in both directions: big enough to amortise a message, small enough to bound memory. */
 export const ROWS_PER_BATCH = 20_000;
+/** JSON characters per output batch: the server parses each batch on its event loop, so it stays small. */
+export const MAX_BATCH_BYTES = 8 * 1024 * 1024;
 /** Input batches sent ahead of the runner's acknowledgements: keeps both sides busy, bounds the runner's memory. */
 export const BATCHES_IN_FLIGHT = 2;
 
@@ -44,3 +48,6 @@ export const BATCHES_IN_FLIGHT = 2;
 export const DEFAULT_MEMORY_MB = 256;
 /** `console.*` lines kept per attempt; a flood beyond is counted, not logged. */
 export const MAX_LOG_LINES = 1_000;
+
+/** The log levels a runner may use for a `console.*` line. */
+export const LOG_LEVEL_SET: ReadonlySet<string> = new Set(LOG_LEVELS);

@@ -192,6 +192,45 @@ describe("code node sandbox: escapes an editor would try", () => {
     expect(clean.visible).toContain("undefinedundefined");
   });
 
+  it("keeps the server up when code replaces the functions that hand its result out", async () => {
+    const outcome = await attack(
+      `globalThis.__collect = () => { globalThis.__nextBatch = () => "{bad"; return null; };
+       globalThis.__nextBatch = () => "5";
+       return [{ ok: 1 }];`,
+    );
+    expect(outcome.status).toBe("success");
+    expect(outcome.visible).toContain('"ok":1');
+    expectNothingLeaked(outcome);
+  });
+
+  it("keeps its own built-ins when code replaces JSON.stringify, Array.isArray and Promise", async () => {
+    const outcome = await attack(
+      `JSON.stringify = () => "5"; Array.isArray = () => true; Array.prototype.slice = () => 7;
+       Promise.prototype.then = function () { return 42; };
+       return [{ ok: 2 }];`,
+    );
+    expect(outcome.status).toBe("success");
+    expect(outcome.visible).toContain('"ok":2');
+    expectNothingLeaked(outcome);
+  });
+
+  it("offers no WebAssembly, whose memory memory_mb could not bound", async () => {
+    const outcome = await attack(
+      "const m = new WebAssembly.Memory({ initial: 1, maximum: 65536 }); m.grow(49000); return rows;",
+      { memory_mb: 32 },
+    );
+    expect(outcome.status).toBe("failed");
+    expect(outcome.error).toMatch(/WebAssembly is not defined/);
+    expectNothingLeaked(outcome);
+  });
+
+  it("refuses an output row too large to parse without stalling the server", async () => {
+    const outcome = await attack('return [{ s: "x".repeat(2 ** 26) }];', { memory_mb: 1024 });
+    expect(outcome.status).toBe("failed");
+    expect(outcome.error).toMatch(/row larger than 8 MB/);
+    expectNothingLeaked(outcome);
+  });
+
   it("stops an endless loop at the node timeout", async () => {
     const outcome = await attack("for (;;) {}", { timeout: 2 });
     expect(outcome.status).toBe("failed");

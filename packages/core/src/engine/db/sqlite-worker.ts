@@ -72,6 +72,7 @@ export class SqliteWorker {
   private readonly waiting = new Map<number, { resolve(m: FromWorker): void; reject(e: Error): void }>();
   private nextId = 1;
   private stopped: Error | null = null;
+  private terminating = false;
 
   private constructor(filename: string) {
     this.worker = new Worker(workerScript(), { workerData: { filename } });
@@ -176,6 +177,11 @@ export class SqliteWorker {
   stop(reason: Error): void {
     this.fail(reason);
     // not awaited: a statement inside one long SQLite step holds the thread until that step returns
+    if (!this.terminating) {
+      this.terminating = true;
+      ending.add(this.worker);
+      this.worker.once("exit", () => ending.delete(this.worker));
+    }
     void this.worker.terminate();
     this.worker.unref();
   }
@@ -185,6 +191,14 @@ export class SqliteWorker {
     if (!this.stopped) await this.request({ t: "close" }, "done").catch(() => undefined);
     this.stop(new SluiceError("unprocessable", "the SQLite database is closed"));
   }
+}
+
+/** Threads told to end that have not yet: one stuck in a long SQLite step blocks `process.exit` until it returns. */
+const ending = new Set<Worker>();
+
+/** How many SQLite worker threads are still finishing a statement after being terminated. */
+export function sqliteWorkersStillRunning(): number {
+  return ending.size;
 }
 
 /** Runs `work` with a worker on `filename`; an abort of `signal` terminates the worker. Always ends it. */
