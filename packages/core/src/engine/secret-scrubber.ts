@@ -18,11 +18,20 @@ const SHORT = 4;
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-/** The spellings a value takes in run text: as is, URL-encoded (component, form, path, query), JSON-escaped, base64. */
+/** Base64 of `text` padded and unpadded, in the standard and the URL-safe alphabet. */
+function base64Forms(text: string): string[] {
+  const b64 = Buffer.from(text).toString("base64");
+  const url = Buffer.from(text).toString("base64url");
+  return [b64, b64.replace(/=+$/, ""), url, url.padEnd(b64.length, "=")];
+}
+
+/** The encodings of `text` as bytes: hex (either case: matching ignores case) and every base64 variant. */
+const binaryForms = (text: string) => [Buffer.from(text).toString("hex"), ...base64Forms(text)];
+
+/** The spellings a value takes in run text: as is, URL-encoded (component, form, path, query), JSON-escaped. */
 function formsOf(value: string): string[] {
   const forms = new Set([value, encodeURIComponent(value), new URLSearchParams({ v: value }).toString().slice(2)]);
   forms.add(JSON.stringify(value).slice(1, -1));
-  forms.add(Buffer.from(value).toString("base64"));
   try {
     forms.add(new URL(`http://h/${value}`).pathname.slice(1));
     forms.add(new URL(`http://h/?v=${value}`).search.slice(3));
@@ -30,6 +39,28 @@ function formsOf(value: string): string[] {
     // not representable in a URL: its other forms are enough
   }
   return [...forms].filter((f) => f !== "");
+}
+
+/** Shortest base64 run recorded on its own (`base64Cores`): shorter ones could match unrelated text. */
+const MIN_CORE = 8;
+
+/**
+ * The base64 characters that depend on `value` alone, whatever bytes precede or follow it, at each of the three
+ * alignments a value can have inside a longer text (`{"token":"…"}`, `Bearer …`): masking these masks the value
+ * inside the base64 of any text containing it, leaving at most three characters at each end.
+ */
+function base64Cores(value: string): string[] {
+  const bytes = Buffer.from(value);
+  const cores: string[] = [];
+  for (const offset of [0, 1, 2]) {
+    const b64 = Buffer.concat([Buffer.alloc(offset), bytes]).toString("base64");
+    // character i holds bits 6i..6i+5; keep those entirely inside the value's bits
+    const first = Math.ceil((8 * offset) / 6);
+    const end = Math.floor((8 * (offset + bytes.length)) / 6);
+    const core = b64.slice(first, end);
+    if (core.length >= MIN_CORE) cores.push(core, core.replace(/\+/g, "-").replace(/\//g, "_"));
+  }
+  return cores;
 }
 
 /** `scheme://user:password@` — the password of URL userinfo, whoever put it there. */
@@ -44,6 +75,11 @@ const QUERY_PARAM = /([?&])([^=&\s#"'<>]+)=([^&\s#"'<>]*)/g;
  * — log lines, node errors, DLQ entries and payloads, and through them events, hook payloads and the server log —
  * passes `scrub`. URLs keep their origin and path; a userinfo password and secret-named query values are masked
  * even when not recorded.
+ *
+ * A remote service may echo what it received transformed. Recognised: every recorded spelling in any letter case
+ * (`XTRATOK3N` for `XtraTok3n`), hex, base64 and base64url (padded or not) of the value, of `Bearer <value>` and of
+ * the Basic header value, and the value inside the base64 of any longer text (`base64Cores`). A value transformed
+ * in another way (reversed, split by zero-width characters, encrypted, re-encoded twice, …) cannot be recognised.
  */
 export class SecretScrubber {
   private readonly long = new Set<string>();
@@ -57,12 +93,27 @@ export class SecretScrubber {
     return scrubber;
   }
 
-  /** Records a secret value; every spelling of it is masked from now on. */
+  /**
+   * Records a secret value; every spelling of it (`formsOf`, `binaryForms`, `base64Cores`, in any letter case) is
+   * masked from now on.
+   */
   add(value: string | number | null | undefined): void {
     if (value === null || value === undefined) return;
     const text = String(value);
     if (text === "" || text === MASKED_SECRET) return;
     for (const form of formsOf(text)) (form.length < SHORT ? this.short : this.long).add(form);
+    // a short secret's encodings are masked as whole words too ("pQ" is hex 7051: not inside 170512)
+    const short = text.length < SHORT;
+    this.addEncoded(text, short);
+    // the Authorization header a token travels in, echoed encoded as a whole; the raw `Bearer ` stays readable
+    this.addEncoded(`Bearer ${text}`, short);
+    for (const core of short ? [] : base64Cores(text)) this.long.add(core);
+    this.pattern = null;
+  }
+
+  /** Records only the byte encodings of `text` (hex, base64, base64url); `short` masks them as whole words only. */
+  private addEncoded(text: string, short: boolean): void {
+    for (const form of binaryForms(text)) (short ? this.short : this.long).add(form);
     this.pattern = null;
   }
 
@@ -72,7 +123,11 @@ export class SecretScrubber {
    */
   addConnection(c: ConnectionFields): void {
     this.add(c.password);
-    if (c.login && c.password) this.add(`${c.login}:${c.password}`);
+    if (c.login && c.password) {
+      const basic = `${c.login}:${c.password}`;
+      this.add(basic);
+      this.addEncoded(`Basic ${Buffer.from(basic).toString("base64")}`, false);
+    }
     this.addSecretsOf(c.extra, false);
   }
 
@@ -120,7 +175,8 @@ export class SecretScrubber {
     // longest first, so a secret containing another is masked whole
     const long = [...this.long].sort((a, b) => b.length - a.length).map(escapeRegExp);
     const short = [...this.short].map((s) => `(?<![A-Za-z0-9])${escapeRegExp(s)}(?![A-Za-z0-9])`);
-    this.pattern = new RegExp([...long, ...short].join("|"), "g");
+    // case-insensitive: a peer echoing a secret upper- or lower-cased (or hex in capitals) is masked too
+    this.pattern = new RegExp([...long, ...short].join("|"), "gi");
     return this.pattern;
   }
 }

@@ -84,6 +84,87 @@ describe("SecretScrubber", () => {
     expect(rows[0]!.auth).toBe("Bearer tok-abcdef"); // a copy, not the caller's rows
   });
 
+  describe("a peer echoing a secret transformed", () => {
+    const SECRET = "XtraTok3n";
+    const b64 = (text: string, encoding: BufferEncoding = "base64") => Buffer.from(text).toString(encoding);
+    const scrubber = () => {
+      const s = new SecretScrubber();
+      s.add(SECRET);
+      return s;
+    };
+
+    it.each([
+      ["upper-cased", "XTRATOK3N"],
+      ["lower-cased", "xtratok3n"],
+      ["mixed case", "xTrAtOk3N"],
+      ["URL-encoded, upper-cased", encodeURIComponent("Xtra/Tok3n").toUpperCase()],
+      ["hex", "58747261546f6b336e"],
+      ["hex in capitals", "58747261546F6B336E"],
+      ["base64", b64(SECRET)],
+      ["base64 without padding", b64(SECRET).replace(/=+$/, "")],
+      ["base64url", b64(SECRET, "base64url")],
+      ["base64 of the Authorization header value", b64(`Bearer ${SECRET}`)],
+      ["base64url of the Authorization header value", b64(`Bearer ${SECRET}`, "base64url")],
+    ])("masks it %s (%s)", (_, echoed) => {
+      const s = new SecretScrubber();
+      s.add(SECRET);
+      s.add("Xtra/Tok3n");
+      expect(s.scrub(`peer said: ${echoed}.`)).toBe(`peer said: ${M}.`);
+    });
+
+    it("masks it inside the base64 of any longer text, at every alignment", () => {
+      for (const wrapped of [`{"token":"${SECRET}"}`, `token=${SECRET}&x=1`, `xx${SECRET}yyy`]) {
+        for (const encoding of ["base64", "base64url"] as const) {
+          const echoed = b64(wrapped, encoding);
+          const out = scrubber().scrub(`body ${echoed}`);
+          expect(out, `${wrapped} as ${encoding}`).toContain(M);
+          // what is left around the mask decodes to no more than the wrapper and a fragment of one character
+          const left = out.replace("body ", "").split(M);
+          expect(left.join("").length).toBeLessThanOrEqual(echoed.length - Math.floor((SECRET.length * 4) / 3) + 2);
+        }
+      }
+    });
+
+    it("masks the hex of a secret inside the hex of a longer text", () => {
+      expect(scrubber().scrub(Buffer.from(`token=${SECRET}`).toString("hex"))).toBe(
+        `${Buffer.from("token=").toString("hex")}${M}`,
+      );
+    });
+
+    it("masks the Basic header value of a connection in hex, base64 and base64url", () => {
+      const s = SecretScrubber.forConnection({
+        conn_id: "c",
+        type: "http",
+        host: "api.test",
+        port: null,
+        schema: "",
+        login: "ann",
+        password: "pw-123456",
+        extra: {},
+      });
+      const header = `Basic ${b64("ann:pw-123456")}`;
+      for (const echoed of [
+        b64(header),
+        b64(header, "base64url"),
+        b64(header, "base64url").replace(/=+$/, ""),
+        b64("ann:pw-123456", "base64url"),
+        Buffer.from(header).toString("hex").toUpperCase(),
+        header.toUpperCase(),
+      ]) {
+        expect(s.scrub(`echo ${echoed} end`), echoed).toMatch(/^echo (basic )?\*{8} end$/i);
+      }
+    });
+
+    it("a short secret stays whole-word only, in any case", () => {
+      const s = new SecretScrubber();
+      s.add("pQ");
+      // its hex (7051) is short-secret text too: masked as a word, never inside a number
+      expect(s.scrub("PQ rejected; pq; unexpectedly PQRS 170512 7051")).toBe(
+        `${M} rejected; ${M}; unexpectedly PQRS 170512 ${M}`,
+      );
+    });
+  });
+
   it("a secret containing another is masked whole, never half", () => {
     const s = new SecretScrubber();
     s.add("abcd");

@@ -83,7 +83,17 @@ describe("connection tests connect through the guarded lookup", () => {
 });
 
 describe("connection tests refuse link-local and cloud-metadata addresses", () => {
-  const forbidden = ["169.254.169.254", "64:ff9b::a9fe:a9fe", "::ffff:169.254.169.254", "fd00:ec2::254"];
+  const forbidden = [
+    "169.254.169.254",
+    "64:ff9b::a9fe:a9fe",
+    "::ffff:169.254.169.254",
+    "fd00:ec2::254",
+    // IPv6 addresses embedding 169.254.169.254: NAT64 local-use, 6to4, SIIT, Teredo (obfuscated client)
+    "64:ff9b:1::a9fe:a9fe",
+    "2002:a9fe:a9fe::",
+    "::ffff:0:a9fe:a9fe",
+    "2001:0:4136:e378:8000:63bf:5601:5601",
+  ];
   for (const type of NETWORK_TYPES) {
     it.each(forbidden)(`${type}: a host name resolving to %s is refused before connecting`, async (address) => {
       const resolver = resolverTo(address);

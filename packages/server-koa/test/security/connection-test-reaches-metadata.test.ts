@@ -14,6 +14,8 @@ const ANSWERS: Record<string, string> = {
   "v4.attacker.test": "169.254.169.254",
   "nat64.attacker.test": "64:ff9b::a9fe:a9fe",
   "mapped.attacker.test": "::ffff:169.254.169.254",
+  "nat64local.attacker.test": "64:ff9b:1::a9fe:a9fe",
+  "sixtofour.attacker.test": "2002:a9fe:a9fe::",
 };
 const asked: string[] = [];
 const resolver: DnsResolver = async (hostname) => {

@@ -2,7 +2,7 @@
  * Attack: an editor (or a viewer reading what a run wrote) uses a secret variable and a stored connection in a
  * pipeline whose requests fail against a server that echoes what it received, then reads the run logs, node errors,
  * DLQ, WebSocket events, hook payloads and the server log hoping to find the secrets in clear. Every one must show
- * `********` and never a secret, in any spelling (raw, URL-encoded, base64).
+ * `********` and never a secret, in any spelling (raw, URL-encoded, base64, upper-cased, hex).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPeer, type PeerServer } from "../../../core/test/engine/peer-server.js";
@@ -14,8 +14,17 @@ const TOKEN = "conn-token-a83f0c11";
 const PASSWORD = "conn-password-6d2e77";
 const HEADER_SECRET = "conn-header-secret-0b9d";
 const SECRETS = [VAR_SECRET, TOKEN, PASSWORD, HEADER_SECRET];
-/** Every spelling a secret must never appear in. */
-const SPELLINGS = SECRETS.flatMap((s) => [s, encodeURIComponent(s), Buffer.from(s).toString("base64"), `Bearer ${s}`]);
+/** Every spelling a secret must never appear in (raw, URL-encoded, base64, upper-cased, hex, base64 of the header). */
+const SPELLINGS = SECRETS.flatMap((s) => [
+  s,
+  encodeURIComponent(s),
+  Buffer.from(s).toString("base64"),
+  `Bearer ${s}`,
+  s.toUpperCase(),
+  Buffer.from(s).toString("hex"),
+  Buffer.from(s).toString("hex").toUpperCase(),
+  Buffer.from(`Bearer ${s}`).toString("base64"),
+]);
 const MASK = "********";
 
 const logger = capturingLogger();
@@ -26,10 +35,26 @@ let hooks: PeerServer;
 
 beforeAll(async () => {
   t = await startTestServer("sqlite", { logger });
-  // an API that echoes credentials back in its rows
-  echo = await startPeer((req) => ({
-    json: [{ id: 1, auth: req.headers.authorization, password: PASSWORD, key: req.headers["x-api-key"] }],
-  }));
+  // an API that echoes credentials back in its rows, as received and transformed (upper-cased, hex, base64)
+  echo = await startPeer((req) => {
+    const auth = String(req.headers.authorization);
+    const key = String(req.headers["x-api-key"]);
+    return {
+      json: [
+        {
+          id: 1,
+          auth,
+          password: PASSWORD,
+          key,
+          upper_auth: auth.toUpperCase(),
+          upper_key: key.toUpperCase(),
+          hex_auth: Buffer.from(auth).toString("hex"),
+          hex_key: Buffer.from(key).toString("hex").toUpperCase(),
+          b64_auth: Buffer.from(auth).toString("base64"),
+        },
+      ],
+    };
+  });
   // an API that fails and echoes the whole request (URL with its query, headers) in its error body
   failing = await startPeer((req) => ({ status: 500, text: `bad request ${req.url} ${JSON.stringify(req.headers)}` }));
   hooks = await startPeer(() => ({ status: 204 }));
@@ -108,7 +133,19 @@ describe("secret values never leave a run in clear", () => {
     }[];
     const entry = dlq.find((d) => d.node_id === "push")!;
     expect(entry.error).toContain(MASK);
-    expect(entry.payload).toEqual([{ id: 1, auth: `Bearer ${MASK}`, password: MASK, key: MASK }]);
+    expect(entry.payload).toEqual([
+      {
+        id: 1,
+        auth: `Bearer ${MASK}`,
+        password: MASK,
+        key: MASK,
+        upper_auth: `BEARER ${MASK}`,
+        upper_key: MASK,
+        hex_auth: MASK,
+        hex_key: MASK,
+        b64_auth: MASK,
+      },
+    ]);
     expectNoSecret("DLQ", JSON.stringify(dlq));
 
     await t.sluice.hooks.idle();
