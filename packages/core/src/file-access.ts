@@ -94,12 +94,33 @@ export async function resolveConfinedPath(requested: string, access: FileAccess)
   if (!requested || requested.includes("\0")) throw new SluiceError("invalid", "file path is empty or invalid");
   const roots = access.fileRoots;
   if (roots.length === 0) throw new SluiceError("forbidden", "no file roots are configured (--file-roots)");
-  const outside = () =>
-    new SluiceError("forbidden", `path '${requested}' is outside the allowed file roots (${roots.join(", ")})`);
   const candidate = path.resolve(roots[0]!, requested);
-  if (!roots.some((r) => inside(path.resolve(r), candidate))) throw outside();
-  const realRoots = await Promise.all(roots.map((r) => realPathAllowingMissing(path.resolve(r))));
+  if (!roots.some((r) => inside(path.resolve(r), candidate))) throw outsideRoots(requested, roots);
   const real = await realPathAllowingMissing(candidate);
+  await assertConfinedRealPath(requested, real, access, undefined, candidate);
+  return real;
+}
+
+const outsideRoots = (requested: string, roots: readonly string[]) =>
+  new SluiceError("forbidden", `path '${requested}' is outside the allowed file roots (${roots.join(", ")})`);
+
+/**
+ * Checks a path already known to be real (absolute, no symlink in it — e.g. read back from an open descriptor) the
+ * way {@link resolveConfinedPath} checks the path it resolves: inside the real roots, not in `/proc`, `/dev` or
+ * `/sys` unless a root is, not one of the state files (by path, case-folded path, or device + inode: pass `opened`,
+ * the stat of what is open or about to be replaced, to check the inode without looking the path up again).
+ */
+export async function assertConfinedRealPath(
+  requested: string,
+  real: string,
+  access: FileAccess,
+  opened?: Stats,
+  candidate = real,
+): Promise<void> {
+  const roots = access.fileRoots;
+  if (roots.length === 0) throw new SluiceError("forbidden", "no file roots are configured (--file-roots)");
+  if (!path.isAbsolute(real)) throw outsideRoots(requested, roots);
+  const realRoots = await Promise.all(roots.map((r) => realPathAllowingMissing(path.resolve(r))));
   if (!realRoots.some((r) => inside(r, real))) {
     throw new SluiceError(
       "forbidden",
@@ -112,6 +133,5 @@ export async function resolveConfinedPath(requested: string, access: FileAccess)
       throw new SluiceError("forbidden", `path '${requested}' is inside ${pseudo}, which no root names explicitly`);
     }
   }
-  await assertNotStateFile(requested, real, access.stateFiles);
-  return real;
+  await assertNotStateFile(requested, real, access.stateFiles, opened);
 }

@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { pipeline } from "node:stream/promises";
 import { Readable } from "node:stream";
 import { stringify } from "csv-stringify";
 import type { DataSet } from "../dataset.js";
-import { resolveConfinedPath } from "../../file-access.js";
+import { SluiceError } from "../../errors.js";
+import { assertConfinedRealPath, resolveConfinedPath, type FileAccess } from "../../file-access.js";
 import { defineNodeType } from "../node-type.js";
 import { z } from "zod";
 import { nonEmpty, loose } from "./config-parts.js";
@@ -37,11 +37,102 @@ export const sinkFileConfig = loose({
   header: z.boolean().optional(),
 });
 
+/** Where a temp file is written and renamed from, found from open descriptors rather than by name. */
+interface PinnedDir {
+  /** The directory's real path, read back from the descriptor: what the confinement checks look at. */
+  readonly real: string;
+  /** Path to use for names in it: `/proc/self/fd/N` (always that directory) on Linux, else `real`. */
+  readonly via: string;
+  close(): Promise<void>;
+}
+
+const { O_CREAT, O_EXCL, O_WRONLY, O_RDONLY } = fs.constants;
+const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
+const O_DIRECTORY = fs.constants.O_DIRECTORY ?? 0;
+
+/**
+ * Opens the directory `dir` (real when resolved, but any component may have been swapped for a symlink since) and
+ * returns where it really is. On Linux the directory stays open and every later name is looked up through
+ * `/proc/self/fd/N`, so a rename in it can land nowhere else whatever is swapped meanwhile; elsewhere its real path.
+ */
+async function pinDir(requested: string, dir: string): Promise<PinnedDir | undefined> {
+  if (process.platform !== "linux") return undefined;
+  const handle = await fs.promises.open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW).catch((e: unknown) => {
+    // O_NOFOLLOW | O_DIRECTORY on a symlink: the directory itself was swapped for one since it was resolved
+    if (!["ELOOP", "ENOTDIR"].includes((e as NodeJS.ErrnoException).code ?? "")) throw e;
+    throw new SluiceError(
+      "forbidden",
+      `path '${requested}' leads outside the allowed file roots through a symbolic link`,
+    );
+  });
+  try {
+    const via = `/proc/self/fd/${handle.fd}`;
+    const real = await fs.promises.readlink(via);
+    return { real, via, close: () => handle.close() };
+  } catch (e) {
+    await handle.close();
+    if (["ENOENT", "ENOTDIR", "EACCES"].includes((e as NodeJS.ErrnoException).code ?? "")) return undefined; // no /proc
+    throw e;
+  }
+}
+
+/**
+ * Writes `content` to `target` (a real path inside the roots, checked when resolved) through a temp file beside it
+ * and an atomic rename, re-checking where the temp file really is after opening it so that a directory swapped for
+ * a symlink after the check cannot send the write (or the rename) outside the roots or onto a state file.
+ */
+async function writeConfined(
+  requested: string,
+  target: string,
+  content: Readable,
+  access: FileAccess,
+  signal: AbortSignal,
+): Promise<void> {
+  const name = path.basename(target);
+  const tempName = `${name}.${randomBytes(6).toString("hex")}.tmp`;
+  const pinned = await pinDir(requested, path.dirname(target));
+  let dir = pinned?.via ?? path.dirname(target);
+  let handle: fs.promises.FileHandle | undefined;
+  let created = false;
+  try {
+    handle = await fs.promises.open(path.join(dir, tempName), O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW, NEW_FILE_MODE);
+    created = true;
+    let realDir: string;
+    if (pinned) realDir = pinned.real;
+    else {
+      // no /proc: the temp file's real path, trusted only if it is the file we opened
+      const realTemp = await fs.promises.realpath(path.join(dir, tempName));
+      const [opened, found] = [await handle.stat(), await fs.promises.lstat(realTemp)];
+      if (opened.dev !== found.dev || opened.ino !== found.ino) {
+        throw new SluiceError("forbidden", `path '${requested}' changed while it was being written`);
+      }
+      realDir = path.dirname(realTemp);
+      dir = realDir;
+    }
+    const replaced = await fs.promises.lstat(path.join(dir, name)).catch(() => null);
+    await assertConfinedRealPath(requested, path.join(realDir, name), access, replaced ?? undefined);
+    await fs.promises.writeFile(handle, content, { signal });
+    // replacing a file keeps its mode: a sink never loosens (or tightens) what the operator set
+    if (replaced?.isFile()) await handle.chmod(replaced.mode & 0o777);
+    await handle.sync();
+    await handle.close();
+    handle = undefined;
+    // by real (or pinned) names only: if the directory was swapped since, this fails rather than write elsewhere
+    await fs.promises.rename(path.join(dir, tempName), path.join(dir, name));
+    created = false;
+  } finally {
+    await handle?.close().catch(() => undefined);
+    if (created) await fs.promises.rm(path.join(dir, tempName), { force: true }).catch(() => undefined);
+    await pinned?.close();
+  }
+}
+
 /**
  * `sink_file`: writes its input as csv (csv-stringify: proper quoting), a json array or jsonl, inside the file roots.
  * Written to a temp file beside the target and renamed into place, so a failed node never leaves a half-written
- * file. New files are created 0640 (less if the umask says so); a replaced file keeps its mode. Passes its input
- * through.
+ * file. New files are created 0640 (less if the umask says so); a replaced file keeps its mode. Where the temp file
+ * really is gets checked again once it is open, and the rename uses that real directory (see `writeConfined`).
+ * Passes its input through.
  */
 export const sinkFileNode = defineNodeType({
   type: "sink_file",
@@ -50,29 +141,20 @@ export const sinkFileNode = defineNodeType({
   references: (c) => ({ filesWritten: texts(c.path) }),
   async run(ctx, config, inputs) {
     const data = inputs[0] ?? { columns: [], rows: [] };
-    const target = await resolveConfinedPath(await ctx.render(config.path), ctx);
+    const requested = await ctx.render(config.path);
+    const target = await resolveConfinedPath(requested, ctx);
     const format = config.format ?? (/\.jsonl$/i.test(target) ? "jsonl" : /\.json$/i.test(target) ? "json" : "csv");
     await fs.promises.mkdir(path.dirname(target), { recursive: true });
-    const temp = `${target}.${randomBytes(6).toString("hex")}.tmp`;
-    try {
-      const source =
-        format === "csv"
-          ? Readable.from(
-              data.rows.map((r) => data.columns.map((c) => cell(r[c]))),
-              { objectMode: true },
-            ).pipe(
-              stringify({ header: config.header ?? true, columns: data.columns, delimiter: config.delimiter ?? "," }),
-            )
-          : Readable.from(format === "json" ? jsonArray(data) : jsonLines(data));
-      await pipeline(source, fs.createWriteStream(temp, { flags: "wx", mode: NEW_FILE_MODE }), { signal: ctx.signal });
-      // replacing a file keeps its mode: a sink never loosens (or tightens) what the operator set
-      const existing = await fs.promises.stat(target).catch(() => null);
-      if (existing?.isFile()) await fs.promises.chmod(temp, existing.mode & 0o777);
-      await fs.promises.rename(temp, target);
-    } catch (e) {
-      await fs.promises.rm(temp, { force: true });
-      throw e;
-    }
+    const source =
+      format === "csv"
+        ? Readable.from(
+            data.rows.map((r) => data.columns.map((c) => cell(r[c]))),
+            { objectMode: true },
+          ).pipe(
+            stringify({ header: config.header ?? true, columns: data.columns, delimiter: config.delimiter ?? "," }),
+          )
+        : Readable.from(format === "json" ? jsonArray(data) : jsonLines(data));
+    await writeConfined(requested, target, source, ctx, ctx.signal);
     ctx.log("info", `wrote ${data.rows.length} rows as ${format} to ${path.basename(target)}`);
     return { output: data, rowCount: data.rows.length };
   },

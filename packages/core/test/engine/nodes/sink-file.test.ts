@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { sinkFileNode } from "../../../src/engine/nodes/sink-file.js";
 import { sinkFileConfig } from "../../../src/engine/nodes/sink-file.js";
 import { nodeContext } from "../peer-server.js";
@@ -48,5 +48,108 @@ describe("sink_file file modes", () => {
     await expect(write({ path: ".svc-jwt-secret" }, [secret])).rejects.toThrow(/server's own state files/);
     expect([fs.readFileSync(secret, "utf8"), mode(secret)]).toEqual(["k\n", 0o600]);
     expect(fs.readdirSync(root)).toEqual([".svc-jwt-secret"]);
+  });
+});
+
+/**
+ * A writer to the roots swaps a directory of the target for a symlink to the server's data dir between the node's
+ * check and its writes (the race the security review won with renameat2 RENAME_EXCHANGE; here made deterministic by
+ * doing the swap from inside the node's own mkdir or rename call).
+ */
+describe("sink_file when a directory is swapped for a symlink after the check", () => {
+  let secret: string;
+  const secretState = () => [fs.readFileSync(secret, "utf8"), mode(secret), fs.readdirSync(path.dirname(secret))];
+
+  /** After the node's next `fs.promises[method]` call for a path under `race`, runs `swap` once. */
+  const swapDuring = (method: "mkdir" | "rename", swap: () => void, when: "before" | "after") => {
+    const real = fs.promises[method].bind(fs.promises) as (...a: unknown[]) => Promise<unknown>;
+    let done = false;
+    return vi.spyOn(fs.promises, method).mockImplementation((async (...args: unknown[]) => {
+      if (done) return real(...args);
+      done = true;
+      if (when === "before") swap();
+      const result = await real(...args);
+      if (when === "after") swap();
+      return result;
+    }) as never);
+  };
+  afterEach(() => vi.restoreAllMocks());
+
+  it("refuses when the target's own directory became a symlink to the state files' directory", async () => {
+    // state files outside the roots; race/d is the attacker's dir, race/x their symlink to the data dir
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-sink-file-data-"));
+    try {
+      secret = path.join(dataDir, ".svc-jwt-secret");
+      fs.writeFileSync(secret, "k\n", { mode: 0o600 });
+      fs.mkdirSync(path.join(root, "race", "d"), { recursive: true });
+      fs.symlinkSync(dataDir, path.join(root, "race", "x"));
+      const before = secretState();
+      swapDuring(
+        "mkdir",
+        () => {
+          fs.renameSync(path.join(root, "race", "d"), path.join(root, "race", "d-real"));
+          fs.renameSync(path.join(root, "race", "x"), path.join(root, "race", "d"));
+        },
+        "after",
+      );
+      await expect(write({ path: "race/d/.svc-jwt-secret" }, [secret])).rejects.toThrow(
+        /outside the allowed file roots/,
+      );
+      expect(secretState()).toEqual(before);
+      expect(fs.readdirSync(path.join(root, "race", "d-real"))).toEqual([]);
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses when a parent directory became a symlink leading to a state file inside the roots", async () => {
+    // the data dir is root/state/d (inside the roots, as the OS temp dir is by default): only the state-file refusal
+    // stands; root/race/d is the attacker's dir and root/race gets swapped for a symlink to root/state
+    const dataDir = path.join(root, "state", "d");
+    fs.mkdirSync(dataDir, { recursive: true });
+    secret = path.join(dataDir, ".svc-jwt-secret");
+    fs.writeFileSync(secret, "k\n", { mode: 0o600 });
+    fs.mkdirSync(path.join(root, "race", "d"), { recursive: true });
+    const before = secretState();
+    swapDuring(
+      "mkdir",
+      () => {
+        fs.renameSync(path.join(root, "race"), path.join(root, "race-real"));
+        fs.symlinkSync(path.join(root, "state"), path.join(root, "race"));
+      },
+      "after",
+    );
+    await expect(write({ path: "race/d/.svc-jwt-secret" }, [secret])).rejects.toThrow(/server's own state files/);
+    expect(secretState()).toEqual(before);
+    expect(fs.readdirSync(path.join(root, "race-real", "d"))).toEqual([]);
+  });
+
+  it("renames within the directory it checked even if that directory is swapped just before the rename", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-sink-file-data-"));
+    try {
+      secret = path.join(dataDir, ".svc-jwt-secret");
+      fs.writeFileSync(secret, "k\n", { mode: 0o600 });
+      fs.mkdirSync(path.join(root, "race", "d"), { recursive: true });
+      fs.symlinkSync(dataDir, path.join(root, "race", "x"));
+      const before = secretState();
+      swapDuring(
+        "rename",
+        () => {
+          fs.renameSync(path.join(root, "race", "d"), path.join(root, "race", "d-real"));
+          fs.renameSync(path.join(root, "race", "x"), path.join(root, "race", "d"));
+        },
+        "before",
+      );
+      // either written into the directory that was checked (now race/d-real), or failed: never into the data dir
+      const outcome = await write({ path: "race/d/.svc-jwt-secret" }, [secret]).then(
+        () => "written",
+        (e: Error) => e.message,
+      );
+      expect(secretState()).toEqual(before);
+      expect([outcome, fs.readdirSync(path.join(root, "race", "d-real"))]).toEqual(["written", [".svc-jwt-secret"]]);
+      expect(fs.readFileSync(path.join(root, "race", "d-real", ".svc-jwt-secret"), "utf8")).toBe("a\n1\n");
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
