@@ -293,9 +293,19 @@ export class RunExecution {
       run_id: this.run.id,
       node_id: id,
       kind: "preview",
-      data: { node_id: id, columns: output.columns, rows: output.rows.slice(0, PREVIEW_ROWS) },
+      // a preview is readable by viewers: a secret that reached the data (an API echoing its credentials) is masked
+      data: this.scrubber.scrubValue({
+        node_id: id,
+        columns: output.columns,
+        rows: output.rows.slice(0, PREVIEW_ROWS),
+      }),
     });
-    this.buffer.output({ run_id: this.run.id, node_id: id, kind: "profile", data: profileDataSet(id, output) });
+    this.buffer.output({
+      run_id: this.run.id,
+      node_id: id,
+      kind: "profile",
+      data: this.scrubber.scrubValue(profileDataSet(id, output)),
+    });
     this.log("info", `completed: ${rowCount} rows in ${duration} ms`, id);
     this.emitNode("node.completed", id, { status: "success", row_count: rowCount, duration_ms: duration });
     if (result.skipDownstream) {
