@@ -1,3 +1,6 @@
+// ENGINE-ONLY: this benchmark replaces `transform` with a pass-through node type and calls the engine in-process,
+// without HTTP. It measures the orchestration overhead alone and is NOT the product's figure; the issue on the
+// hot path asks for a benchmark over a real `sluice serve` with the real node types.
 // Orchestration overhead: a 40-node sequential chain of trivial nodes on SQLite. Trigger → `run.completed` as a
 // client following the run's events observes it (target median ≤ 30 ms), and trigger return → first node started
 // (target ≤ 5 ms). Node-run state, logs, previews and profiles are still written (batched).
@@ -57,6 +60,7 @@ const check = await sluice.runs.get([...waiters.keys()].at(-1));
 if (check.status !== "success" || check.node_runs.length !== N || check.node_runs.some((n) => n.status !== "success")) {
   throw new Error("the chain did not persist 40 successful node runs");
 }
+console.log("[engine-only: pass-through node, in-process, not the product's figure]");
 console.log(
   `40-node chain, SQLite: trigger → success median ${median(total).toFixed(2)} ms (target ≤ 30 ms), p90 ${[...total].sort((a, b) => a - b)[Math.floor(total.length * 0.9)].toFixed(2)} ms`,
 );

@@ -1,3 +1,6 @@
+// ENGINE-ONLY: this benchmark replaces `transform` with a pass-through node type and calls the engine in-process,
+// without HTTP. It measures the orchestration overhead alone and is NOT the product's figure; the issue on the
+// hot path asks for a benchmark over a real `sluice serve` with the real node types.
 // Throughput: 2,000 single-node runs triggered at once; runs completed per second (target ≥ 500/s on SQLite).
 // PostgreSQL uses SLUICE_TEST_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres) and a throw-away database.
 import fs from "node:fs";
@@ -45,6 +48,7 @@ async function measure(label, database) {
   const triggered = performance.now();
   const t1 = await all;
   const seconds = (t1 - t0) / 1000;
+  console.log("[engine-only: pass-through node, in-process, not the product's figure]");
   console.log(
     `${label}: ${RUNS} runs in ${seconds.toFixed(2)} s → ${(RUNS / seconds).toFixed(0)} runs/s (triggering took ${(triggered - t0).toFixed(0)} ms, ${failed} failed, max_concurrent_runs ${sluice.options.maxConcurrentRuns})`,
   );
