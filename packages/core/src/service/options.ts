@@ -6,6 +6,7 @@ import type { Clock } from "../clock.js";
 import { systemClock } from "../clock.js";
 import { createConsoleLogger, type Logger } from "../logger.js";
 import type { SecretsResolver } from "../connectors/resolver.js";
+import { DEFAULT_HEARTBEAT_MS, DEFAULT_STALE_MS } from "../engine/executor.js";
 import type { DnsResolver } from "../engine/http/address-guard.js";
 import type { NodeTypeRegistry } from "../engine/node-type.js";
 import { stateFilesOf } from "./state-files.js";
@@ -53,6 +54,21 @@ export const SluiceOptionsSchema = z
     nodeTypes: z.custom<NodeTypeRegistry>((v) => typeof v === "object" && v !== null).optional(),
     /** Fallback poll (ms) for runs queued by other instances; triggers in this process start at once. */
     executorPollMs: z.number().int().min(10).max(600_000).default(1000),
+    /** How often (ms) this process stamps a heartbeat on the runs it executes and looks for runs of dead owners. */
+    heartbeatMs: z.number().int().min(50).max(600_000).default(DEFAULT_HEARTBEAT_MS),
+    /**
+     * A `running` run whose owner has sent no heartbeat for this long (ms) is marked `failed` / `interrupted` by
+     * another instance. Must exceed twice `heartbeatMs`, so a slow heartbeat never passes for a dead owner.
+     */
+    staleMs: z.number().int().min(100).max(3_600_000).default(DEFAULT_STALE_MS),
+    /**
+     * Replaces the host name in this executor's owner id (`{instanceId}:{pid}:{random}`). An owner on this host is
+     * dead as soon as its process is; one of another host only once its heartbeat is stale. Unique per machine.
+     */
+    instanceId: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,64}$/, "an instance id is 1-64 letters, digits, '.', '_' or '-'")
+      .optional(),
     /**
      * How host names of outbound connections made for a user resolve (HTTP nodes, hooks, notify, connection tests);
      * default system DNS. Every answer passes the address guard (no link-local or cloud-metadata address).
@@ -62,7 +78,11 @@ export const SluiceOptionsSchema = z
       .custom<Clock>((v) => typeof v === "object" && v !== null && typeof (v as Clock).now === "function")
       .optional(),
   })
-  .strict();
+  .strict()
+  .refine((o) => o.staleMs > 2 * o.heartbeatMs, {
+    message: "staleMs must exceed twice heartbeatMs",
+    path: ["staleMs"],
+  });
 
 export type SluiceOptions = z.input<typeof SluiceOptionsSchema>;
 
@@ -82,6 +102,9 @@ export interface ResolvedSluiceOptions {
   readonly apiKeys: readonly string[];
   readonly stateDir: string;
   readonly executorPollMs: number;
+  readonly heartbeatMs: number;
+  readonly staleMs: number;
+  readonly instanceId: string | undefined;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly resolver: DnsResolver | undefined;
@@ -121,6 +144,9 @@ export function resolveOptions(
     apiKeys: Object.freeze([...parsed.apiKeys]),
     stateDir,
     executorPollMs: parsed.executorPollMs,
+    heartbeatMs: parsed.heartbeatMs,
+    staleMs: parsed.staleMs,
+    instanceId: parsed.instanceId,
     clock: parsed.clock ?? systemClock,
     logger: parsed.logger ?? createConsoleLogger(),
     resolver: parsed.resolver,

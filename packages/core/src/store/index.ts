@@ -10,6 +10,7 @@ export type {
   LoginAttemptStore,
   LoginFailurePolicy,
   PipelineStore,
+  ScheduleRef,
   SchedulerState,
   SchedulerStateStore,
   Store,
@@ -19,4 +20,4 @@ export type {
   VersionNote,
 } from "./ports.js";
 export { parseDatabaseUrl, type ParsedDatabaseUrl } from "./database-url.js";
-export { createKnexStore, type KnexStore } from "./knex/create-knex-store.js";
+export { createKnexStore, migrateDatabase, unlockMigrations, type KnexStore } from "./knex/create-knex-store.js";

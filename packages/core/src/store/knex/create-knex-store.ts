@@ -5,7 +5,8 @@ import { SluiceError } from "../../errors.js";
 import { parseDatabaseUrl } from "../database-url.js";
 import type { Store } from "../ports.js";
 import { DIALECTS } from "./dialects/index.js";
-import { MIGRATIONS, MIGRATIONS_TABLE, migrationSource } from "./migrations/index.js";
+import type { Dialect } from "./dialects/dialect.js";
+import { migrateLatest, releaseMigrationLock } from "./migrate-database.js";
 import { createPipelineStore } from "./pipeline-store.js";
 import { createRunStore } from "./run-store.js";
 import { createInsightStore } from "./insight-store.js";
@@ -26,52 +27,13 @@ export interface KnexStore extends Store {
 }
 
 /**
- * Errors another instance migrating the same fresh database at the same moment can cause; they pass once it is done.
- */
-const CONCURRENT_MIGRATION = /already locked|already exists|duplicate (key|entry)|deadlock|lock wait timeout/i;
-
-/**
- * Runs pending migrations. Several instances started together on one PostgreSQL/MySQL database race to create
- * knex's migration tables and take its lock; the losers wait and try again until the winner has finished.
- */
-async function migrateLatest(knex: Knex): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      await knex.migrate.latest({ migrationSource, tableName: MIGRATIONS_TABLE });
-      return;
-    } catch (e) {
-      if (!CONCURRENT_MIGRATION.test((e as Error).message) || Date.now() > deadline) throw e;
-      await new Promise((resolve) => setTimeout(resolve, 200 + Math.random() * 300));
-    }
-  }
-}
-
-/**
  * Opens (and migrates) the database named by `database`: a file path, `sqlite:PATH`, `postgres://…` or `mysql://…`.
- * Fails with a one-line message when the database is unreachable or was migrated by a newer Sluice.
+ * Fails with a one-line message when the database is unreachable, was migrated by a newer Sluice, or its migration
+ * lock stays held (the message names `sluice migrate --unlock`).
  */
 export async function createKnexStore(database: string): Promise<KnexStore> {
-  const parsed = parseDatabaseUrl(database);
-  const dialect = DIALECTS[parsed.dialect];
-  if (parsed.filePath && parsed.filePath !== ":memory:") {
-    fs.mkdirSync(path.dirname(parsed.filePath), { recursive: true });
-  }
-  const knex = knexFactory({ ...dialect.knexConfig(parsed.filePath ?? parsed.url ?? ""), log: QUIET_KNEX_LOG });
-  try {
-    await knex.raw("select 1");
-  } catch (e) {
-    await knex.destroy().catch(() => undefined);
-    throw new SluiceError("internal", `cannot open ${parsed.dialect} database: ${describeConnectError(e)}`);
-  }
-  try {
-    await refuseNewerSchema(knex);
-    await migrateLatest(knex);
-  } catch (e) {
-    await knex.destroy().catch(() => undefined);
-    if (e instanceof SluiceError) throw e;
-    throw new SluiceError("internal", `cannot migrate ${parsed.dialect} database: ${(e as Error).message}`);
-  }
+  const { knex, parsed, dialect } = await openKnex(database);
+  await migrateOrClose(knex, dialect);
   return {
     dialect: parsed.dialect,
     filePath: parsed.filePath,
@@ -91,16 +53,54 @@ export async function createKnexStore(database: string): Promise<KnexStore> {
   };
 }
 
-async function refuseNewerSchema(knex: Knex): Promise<void> {
-  if (!(await knex.schema.hasTable(MIGRATIONS_TABLE))) return;
-  const rows = (await knex(MIGRATIONS_TABLE).select("name")) as { name: string }[];
-  const known = new Set(MIGRATIONS.map(([name]) => name));
-  const unknown = rows.map((r) => r.name).filter((name) => !known.has(name));
-  if (unknown.length > 0) {
-    throw new SluiceError(
-      "internal",
-      `the database was migrated by a newer Sluice (unknown migrations: ${unknown.join(", ")}); upgrade Sluice to open it`,
-    );
+/**
+ * `sluice migrate`: applies pending migrations to `database` and closes it; returns the names applied (none when
+ * it was up to date).
+ */
+export async function migrateDatabase(database: string): Promise<string[]> {
+  const { knex, dialect } = await openKnex(database);
+  const applied = await migrateOrClose(knex, dialect);
+  await knex.destroy();
+  return applied;
+}
+
+/**
+ * `sluice migrate --unlock`: frees the migration lock a crashed migration left set (knex's
+ * `forceFreeMigrationsLock`); returns whether it was held. Safe only when no other process is migrating.
+ */
+export async function unlockMigrations(database: string): Promise<boolean> {
+  const { knex } = await openKnex(database);
+  try {
+    return await releaseMigrationLock(knex);
+  } finally {
+    await knex.destroy();
+  }
+}
+
+async function openKnex(database: string) {
+  const parsed = parseDatabaseUrl(database);
+  const dialect = DIALECTS[parsed.dialect];
+  if (parsed.filePath && parsed.filePath !== ":memory:") {
+    fs.mkdirSync(path.dirname(parsed.filePath), { recursive: true });
+  }
+  const knex = knexFactory({ ...dialect.knexConfig(parsed.filePath ?? parsed.url ?? ""), log: QUIET_KNEX_LOG });
+  try {
+    await knex.raw("select 1");
+  } catch (e) {
+    await knex.destroy().catch(() => undefined);
+    throw new SluiceError("internal", `cannot open ${parsed.dialect} database: ${describeConnectError(e)}`);
+  }
+  return { knex, parsed, dialect };
+}
+
+/** Migrates; on failure closes the connection and throws a one-line error naming the database kind. */
+async function migrateOrClose(knex: Knex, dialect: Dialect): Promise<string[]> {
+  try {
+    return await migrateLatest(knex, dialect);
+  } catch (e) {
+    await knex.destroy().catch(() => undefined);
+    if (e instanceof SluiceError) throw e;
+    throw new SluiceError("internal", `cannot migrate ${dialect.name} database: ${(e as Error).message}`);
   }
 }
 

@@ -10,4 +10,13 @@ export interface Dialect {
   sizeBytes(knex: Knex): Promise<number>;
   /** Whether `SELECT … FOR UPDATE SKIP LOCKED` can be used to claim rows. */
   readonly supportsSkipLocked: boolean;
+  /**
+   * The database-wide lock that lets one process at a time migrate, taken on the session `conn` without waiting:
+   * false while another session holds it. A session that ends (a crashed process) frees it, unlike knex's lock row.
+   * Absent where one process owns the database (SQLite).
+   */
+  readonly migrationMutex?: {
+    tryLock(knex: Knex, conn: unknown): Promise<boolean>;
+    unlock(knex: Knex, conn: unknown): Promise<void>;
+  };
 }

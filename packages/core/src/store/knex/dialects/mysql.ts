@@ -1,9 +1,23 @@
 import type { Knex } from "knex";
 import type { Dialect } from "./dialect.js";
 
+/** GET_LOCK names are server-wide: the database's name keeps two Sluice databases on one server apart. */
+const MIGRATION_LOCK_NAME = "concat('sluice_migrations:', database())";
+
 export const mysqlDialect: Dialect = {
   name: "mysql",
   supportsSkipLocked: true,
+  migrationMutex: {
+    async tryLock(knex, conn) {
+      const [rows] = (await knex.raw(`select get_lock(${MIGRATION_LOCK_NAME}, 0) as ok`).connection(conn)) as [
+        { ok: number | null }[],
+      ];
+      return Number(rows[0]?.ok) === 1;
+    },
+    async unlock(knex, conn) {
+      await knex.raw(`select release_lock(${MIGRATION_LOCK_NAME})`).connection(conn);
+    },
+  },
   knexConfig(url) {
     const parsed = new URL(url);
     return {

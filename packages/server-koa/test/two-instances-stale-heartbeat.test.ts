@@ -1,0 +1,107 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { createTestDatabase, tempDir, testDialects } from "../../../test-support/databases.js";
+
+/** The built bin, as an operator runs it (`npm run build -w @sluice/server-koa` first). */
+const BIN = fileURLToPath(new URL("../bin/sluice.js", import.meta.url));
+const HEARTBEAT_MS = 500;
+const STALE_MS = 2000;
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+});
+
+async function serve(db: string, instanceId: string): Promise<{ child: ChildProcess; url: string }> {
+  const args = ["serve", "--host", "127.0.0.1", "--port", "0", "--no-ui", "--db", db, "--instance-id", instanceId];
+  const child = spawn(process.execPath, [BIN, ...args, "--heartbeat-ms", String(HEARTBEAT_MS)], {
+    cwd: tempDir(),
+    env: { ...process.env, SLUICE_STALE_MS: String(STALE_MS) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 15_000);
+    child.stdout?.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (http:\/\/\S+?)\/api/.exec(out);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`server exited ${code}: ${out}`)));
+  });
+  return { child, url };
+}
+
+const api = async <T>(url: string, p: string, json?: unknown): Promise<T> => {
+  const res = await fetch(`${url}/api${p}`, {
+    method: json === undefined ? "GET" : "POST",
+    headers: { "content-type": "application/json" },
+    body: json === undefined ? undefined : JSON.stringify(json),
+  });
+  return (await res.json()) as T;
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const postgres = (await testDialects()).includes("postgres");
+
+/*
+ * Two `sluice serve` on one PostgreSQL with different --instance-id values: to each other they are on other hosts,
+ * so a run of the other is judged by its heartbeat age only (no pid check). The one executing a run is SIGKILLed;
+ * the survivor must fail it with `interrupted` within stale + one heartbeat (+ margin), and not before it is stale.
+ */
+describe.skipIf(!postgres)("two instances on one PostgreSQL, short heartbeat/stale limits", () => {
+  it("postgres: SIGKILL of the instance executing a run → the other marks it failed/interrupted in time", async () => {
+    const db = await createTestDatabase("postgres");
+    try {
+      const a = await serve(db.url, "instance-a");
+      const pipeline = await api<{ id: string }>(a.url, "/pipelines", {
+        name: "long run",
+        nodes: [
+          {
+            id: "slow",
+            type: "code",
+            config: { code: "await new Promise(r => setTimeout(r, 60000)); return rows;" },
+          },
+        ],
+        edges: [],
+      });
+      const run = await api<{ id: string }>(a.url, `/pipelines/${pipeline.id}/run`, { params: {} });
+      let state = { status: "pending", node_runs: [] as { node_id: string; status: string }[] };
+      for (let i = 0; i < 300 && !state.node_runs.some((n) => n.status === "running"); i++) {
+        await sleep(20);
+        state = await api<typeof state>(a.url, `/runs/${run.id}`);
+      }
+      expect(state.status).toBe("running");
+
+      // started after the run is claimed, so instance-a is the one executing it
+      const b = await serve(db.url, "instance-b");
+      // a live owner on "another host" keeps its run through more than one stale period
+      await sleep(STALE_MS + 2 * HEARTBEAT_MS);
+      expect((await api<{ status: string }>(b.url, `/runs/${run.id}`)).status).toBe("running");
+
+      a.child.kill("SIGKILL");
+      const killedAt = Date.now();
+      let after = { status: "running", error: null as string | null };
+      while (after.status === "running" && Date.now() - killedAt < 15_000) {
+        await sleep(25);
+        after = await api<typeof after>(b.url, `/runs/${run.id}`);
+      }
+      const tookMs = Date.now() - killedAt;
+      console.log(
+        `instance-b marked instance-a's run ${after.status}/${after.error} ${tookMs} ms after SIGKILL ` +
+          `(heartbeat ${HEARTBEAT_MS} ms, stale ${STALE_MS} ms; bound ${STALE_MS + HEARTBEAT_MS} ms + margin)`,
+      );
+      expect(after).toMatchObject({ status: "failed", error: "interrupted" });
+      // the last heartbeat may precede the kill by up to one interval
+      expect(tookMs).toBeGreaterThanOrEqual(STALE_MS - HEARTBEAT_MS - 100);
+      expect(tookMs).toBeLessThan(STALE_MS + HEARTBEAT_MS + 1000);
+      b.child.kill("SIGTERM");
+    } finally {
+      await db.drop();
+    }
+  }, 60_000);
+});
