@@ -8,6 +8,7 @@ export default defineConfig({
     "model/operations": "src/model/operations.ts",
     // the streamed and terminal event types, also plain data: the client bundles them
     "model/event-types": "src/model/event-types.ts",
+    "model/input-rules": "src/model/input-rules.ts",
     // the code runner runs in its own process (see sandbox/code-runner-pool.ts)
     "sandbox/code-runner": "src/sandbox/code-runner.mjs",
     // user SQL on SQLite runs in a worker thread (see engine/db/sqlite-worker.ts)

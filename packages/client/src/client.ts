@@ -16,6 +16,7 @@ import type {
   BulkRequest,
   LogLevel,
   Run,
+  RunWithNodes,
   Connection,
   ConnectionCreate,
   ConnectionUpdate,
@@ -96,6 +97,8 @@ export class SluiceClient {
     validateNodes: (id: string, request: OperationTypes["validateNodes"]["body"] = {}) =>
       this.call("validateNodes", { params: { id }, body: request }),
     versions: (id: string) => this.call("listVersions", { params: { id } }),
+    /** One version with the definition it recorded (`snapshot`), e.g. to diff two versions. */
+    version: (id: string, versionId: string) => this.call("getVersion", { params: { id, version_id: versionId } }),
     rollback: (id: string, versionId: string) =>
       this.call("rollback", { params: { id }, body: { version_id: versionId } }),
     bulk: (request: BulkRequest) => this.call("bulkPipelines", { body: request }),
@@ -144,6 +147,9 @@ export class SluiceClient {
         params: { id: pipelineId },
         query: { page: page.page ?? 1, per_page: page.per_page },
       }) as Promise<Page<Run>>,
+    /** The 50 most recent runs of a pipeline, each with its `node_runs` (one request for a runs × nodes grid). */
+    listWithNodes: (pipelineId: string) =>
+      this.call("listRuns", { params: { id: pipelineId }, query: { include: "nodes" } }) as Promise<RunWithNodes[]>,
     get: (runId: string) => this.call("getRun", { params: { run_id: runId } }),
     cancel: (runId: string) => this.call("cancelRun", { params: { run_id: runId } }),
     resume: (runId: string) => this.call("resumeRun", { params: { run_id: runId } }),
@@ -154,7 +160,9 @@ export class SluiceClient {
       this.call("nodePreview", { params: { run_id: runId, node_id: nodeId } }),
     profile: (runId: string, nodeId: string) =>
       this.call("nodeProfile", { params: { run_id: runId, node_id: nodeId } }),
-    calendar: (days?: number) => this.call("calendar", { query: { days } }),
+    /** Run counts per UTC day: of every pipeline, or of `pipelineId` only. */
+    calendar: (days?: number, pipelineId?: string) =>
+      this.call("calendar", { query: { days, pipeline_id: pipelineId } }),
     /** Polls `GET /runs/{id}` until the run is success, failed or cancelled (or `timeoutMs` passes). */
     waitUntilTerminal: async (runId: string, options: { intervalMs?: number; timeoutMs?: number } = {}) => {
       const deadline = Date.now() + (options.timeoutMs ?? 60_000);

@@ -31,6 +31,10 @@ export interface SubscribeOptions extends StreamFilter {
   WebSocket?: WebSocketLike;
   onError?: (error: unknown) => void;
   onClose?: () => void;
+  /** Called each time a socket opens and the subscription is sent (also after a reconnect). */
+  onOpen?: () => void;
+  /** Called when a socket drops and a reconnect is scheduled. */
+  onDrop?: () => void;
 }
 
 export interface Subscription {
@@ -83,6 +87,7 @@ export function subscribeEvents(
       if (options.run_id && lastSeq !== undefined) subscribe.since = lastSeq;
       ws.send(JSON.stringify(subscribe));
       markReady();
+      options.onOpen?.();
     };
     ws.onerror = (e) => {
       options.onError?.(e);
@@ -109,6 +114,7 @@ export function subscribeEvents(
         options.onClose?.();
         return;
       }
+      options.onDrop?.();
       const delay = Math.min(30_000, (options.reconnectDelayMs ?? 500) * 2 ** attempt++);
       timer = setTimeout(connect, delay);
     };

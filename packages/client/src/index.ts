@@ -2,6 +2,14 @@
 // types only: the published package carries them as plain declarations (dist/model.d.ts), without zod or core.
 export type * from "@sluice/core/model";
 export { SluiceClient } from "./client.js";
+export { operationAllowed } from "./access.js";
+export {
+  CONN_ID_PATTERN,
+  MASKED_SECRET,
+  VARIABLE_KEY_PATTERN,
+  MIN_PASSWORD_LENGTH,
+  MAX_PASSWORD_LENGTH,
+} from "./input-rules.js";
 export { SluiceApiError } from "./errors.js";
 export { Transport, type ClientOptions, type Query, type RequestOptions } from "./transport.js";
 export type { CallInput, CallOutput, PipelineImpact } from "./client.js";

@@ -57,7 +57,7 @@ export { LOCKOUT_THRESHOLD, LOCKOUT_WINDOW_MS, LOCKOUT_DURATION_MS } from "./aut
 export { JWT_SECRET_FILE, decodeJwtSecret } from "./auth/jwt-secret.js";
 export { WebhookService, WEBHOOK_RATE_WINDOW_MS, IDEMPOTENCY_WINDOW_MS } from "./service/webhook-service.js";
 export { RunService } from "./service/run-service.js";
-export { Executor, type ExecutorOptions } from "./engine/executor.js";
+export { DEFAULT_HEARTBEAT_MS, DEFAULT_STALE_MS, Executor, type ExecutorOptions } from "./engine/executor.js";
 export { RunExecution, PREVIEW_ROWS, INTERRUPTED } from "./engine/run-execution.js";
 export { NODE_TYPE_REGISTRY, mergeNodeTypes } from "./engine/nodes/index.js";
 export {

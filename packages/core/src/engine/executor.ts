@@ -7,6 +7,10 @@ import type { NodeTypeRegistry } from "./node-type.js";
 import { NODE_TYPE_REGISTRY } from "./nodes/index.js";
 import { INTERRUPTED, RunExecution, type RunExecutionDeps } from "./run-execution.js";
 
+/** Defaults of `heartbeatMs` / `staleMs` (also of `createSluice`'s options). */
+export const DEFAULT_HEARTBEAT_MS = 5000;
+export const DEFAULT_STALE_MS = 20_000;
+
 export interface ExecutorOptions extends Omit<RunExecutionDeps, "registry" | "store" | "suppressEffects"> {
   store: RunStore;
   pipelines: PipelineStore;
@@ -15,9 +19,12 @@ export interface ExecutorOptions extends Omit<RunExecutionDeps, "registry" | "st
   maxConcurrentRuns: number;
   /** Fallback poll for runs queued by other instances (ms). */
   pollMs?: number;
+  /** How often the executor stamps its runs' heartbeat and looks for runs of dead owners (ms, default 5 s). */
   heartbeatMs?: number;
-  /** A `running` run whose owner has not sent a heartbeat for this long is treated as interrupted. */
+  /** A `running` run whose owner has not sent a heartbeat for this long is treated as interrupted (default 20 s). */
   staleMs?: number;
+  /** Stands for the host name in the owner id; default `os.hostname()`. */
+  instanceId?: string;
 }
 
 /**
@@ -26,7 +33,9 @@ export interface ExecutorOptions extends Omit<RunExecutionDeps, "registry" | "st
  */
 export class Executor {
   /** host:pid:random — lets a restarted process recognise runs its dead predecessor left `running`. */
-  readonly owner = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  readonly owner: string;
+  /** The owner id's host part: the host name, or the configured instance id. */
+  private readonly host: string;
   private readonly active = new Map<string, { execution: RunExecution; done: Promise<unknown> }>();
   private readonly hints = new Map<string, Pipeline>();
   private readonly deps: RunExecutionDeps;
@@ -36,6 +45,8 @@ export class Executor {
   private timers: NodeJS.Timeout[] = [];
 
   constructor(private readonly options: ExecutorOptions) {
+    this.host = options.instanceId ?? os.hostname();
+    this.owner = `${this.host}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.deps = { ...options, registry: options.registry ?? NODE_TYPE_REGISTRY };
   }
 
@@ -60,7 +71,7 @@ export class Executor {
       this.wake();
       await this.noticeRemoteCancels();
     });
-    every(this.options.heartbeatMs ?? 10_000, async () => {
+    every(this.options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS, async () => {
       await this.options.store.heartbeat(this.owner, this.activeRunIds, this.now());
       await this.recover();
     });
@@ -157,17 +168,17 @@ export class Executor {
   }
 
   /**
-   * Runs left `running` by a dead owner become `failed` / `interrupted`: an owner on this host whose process is
-   * gone, a run without an owner, or an owner whose heartbeat is older than `staleMs`.
+   * Runs left `running` by a dead owner become `failed` / `interrupted`: an owner on this host (same host part)
+   * whose process is gone, a run without an owner, or an owner whose heartbeat is older than `staleMs`.
    */
   async recover(): Promise<Run[]> {
-    const staleBefore = Date.now() - (this.options.staleMs ?? 60_000);
+    const staleBefore = Date.now() - (this.options.staleMs ?? DEFAULT_STALE_MS);
     const dead: (string | null)[] = [];
     for (const { owner, heartbeat_at } of await this.options.store.runningOwners()) {
       if (owner === this.owner) continue;
       if (
         owner === null ||
-        ownerProcessGone(owner) ||
+        ownerProcessGone(owner, this.host) ||
         (heartbeat_at !== null && Date.parse(heartbeat_at) < staleBefore)
       )
         dead.push(owner);
@@ -191,10 +202,10 @@ export class Executor {
   }
 }
 
-function ownerProcessGone(owner: string): boolean {
+function ownerProcessGone(owner: string, thisHost: string): boolean {
   const [host, pidText] = owner.split(":");
   const pid = Number(pidText);
-  if (host !== os.hostname() || !Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  if (host !== thisHost || !Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
   try {
     process.kill(pid, 0);
     return false;

@@ -3,8 +3,9 @@ import { z } from "zod";
 export const CONNECTION_TYPES = ["postgres", "mysql", "sqlite", "http", "sftp", "s3", "generic"] as const;
 export type ConnectionType = (typeof CONNECTION_TYPES)[number];
 
-export const CONN_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
-export const MASKED_SECRET = "********";
+import { CONN_ID_PATTERN, MASKED_SECRET } from "./input-rules.js";
+
+export { CONN_ID_PATTERN, MASKED_SECRET };
 
 export interface Connection {
   id: string;

@@ -16,13 +16,17 @@ export interface SearchResult {
   description: string;
 }
 
-/** `GET /pipelines/summary` entry: the list summary plus last-run statistics. */
+/** `GET /pipelines/summary` entry: the list summary plus last-run statistics and the next scheduled run. */
 export interface PipelineRunSummary extends PipelineSummary {
   last_run_status: string | null;
   last_run_at: string | null;
   runs_total: number;
   runs_success: number;
   runs_failed: number;
+  /** The zone the schedule runs in (`UTC` when the pipeline names none). */
+  schedule_timezone: string;
+  /** The next cron slot of an enabled schedule; null when paused, unscheduled or the schedule cannot fire. */
+  next_run_at: string | null;
 }
 
 export interface TrendEntry {

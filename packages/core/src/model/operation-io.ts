@@ -33,6 +33,7 @@ import {
   BackfillRequestSchema,
   CalendarQuerySchema,
   LogsQuerySchema,
+  RunsListQuerySchema,
   TriggerRunRequestSchema,
   WebhookBodySchema,
   type CalendarDay,
@@ -40,8 +41,8 @@ import {
   type LogEntry,
   type NodePreview,
   type NodeProfile,
-  type Run,
   type RunAccepted,
+  type RunListEntry,
   type RunWithNodes,
   type WebhookAccepted,
 } from "./run.js";
@@ -56,7 +57,7 @@ import {
   type User,
 } from "./user.js";
 import { VariableUpdateSchema, VariableUpsertSchema, type Variable } from "./variable.js";
-import { RollbackRequestSchema, type PipelineVersion } from "./version.js";
+import { RollbackRequestSchema, type PipelineVersion, type PipelineVersionDetail } from "./version.js";
 
 /**
  * A response body: its TypeScript type, as a zod schema that accepts what the service returns (responses are
@@ -121,13 +122,14 @@ export const OPERATION_IO = {
     response: returns<ValidateNodesResponse>("ValidateNodesResponse"),
   },
   listVersions: { response: returns<PipelineVersion[]>("PipelineVersions") },
+  getVersion: { response: returns<PipelineVersionDetail>("PipelineVersionDetail") },
   rollback: { body: RollbackRequestSchema, response: returns<Pipeline>("Pipeline") },
   webhook: { body: WebhookBodySchema.optional(), response: returns<WebhookAccepted>("WebhookAccepted") },
 
   triggerRun: { body: TriggerRunRequestSchema.optional(), response: returns<RunAccepted>("RunAccepted") },
   dryRun: { body: TriggerRunRequestSchema.optional(), response: returns<Record<string, DryRunNodeResult>>("DryRun") },
   backfill: { body: BackfillRequestSchema, response: returns<string[]>("RunIds") },
-  listRuns: { query: PaginationQuerySchema, response: listOrPage<Run>("Runs") },
+  listRuns: { query: RunsListQuerySchema, response: listOrPage<RunListEntry>("Runs") },
   listDlq: { query: DlqQuerySchema, response: returns<DlqEntry[]>("DlqEntries") },
   resolveDlq: { response: returns<{ id: string; status: "resolved" }>("DlqResolved") },
   calendar: { query: CalendarQuerySchema, response: returns<CalendarDay[]>("Calendar") },

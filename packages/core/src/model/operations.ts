@@ -1,4 +1,5 @@
-import type { RouteAccess } from "./permissions.js";
+import { roleHasPermission, type RouteAccess } from "./permissions.js";
+import type { Role } from "./user.js";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -197,8 +198,8 @@ export const OPERATIONS = {
     access: "pipelines.read",
     tag: "insights",
     status: 200,
-    summary: "Pipelines with last-run statistics",
-    returns: "array",
+    summary: "Pipelines with last-run statistics and their next scheduled run",
+    returns: "array of summaries with last_run_status, last_run_at, runs_*, schedule_timezone, next_run_at",
   },
   search: {
     method: "GET",
@@ -367,6 +368,15 @@ export const OPERATIONS = {
     summary: "Version snapshots, newest first",
     returns: "[{version_id, version, message, created_at}]",
   },
+  getVersion: {
+    method: "GET",
+    path: "/pipelines/{id}/versions/{version_id}",
+    access: "pipelines.read",
+    tag: "pipelines",
+    status: 200,
+    summary: "One version with the definition it recorded (never the webhook token)",
+    returns: "{version_id, version, message, created_at, snapshot}",
+  },
   rollback: {
     method: "POST",
     path: "/pipelines/{id}/rollback",
@@ -420,7 +430,7 @@ export const OPERATIONS = {
     access: "runs.read",
     tag: "runs",
     status: 200,
-    summary: "Runs of a pipeline, newest first (50 by default)",
+    summary: "Runs of a pipeline, newest first (50 by default); include=nodes adds each run's node_runs",
     returns: "array of runs, or the pagination envelope",
   },
   listDlq: {
@@ -447,7 +457,7 @@ export const OPERATIONS = {
     access: "runs.read",
     tag: "runs",
     status: 200,
-    summary: "Run counts per day",
+    summary: "Run counts per UTC day, of every pipeline or of one (pipeline_id)",
     returns: "[{date, success, failed, total}]",
   },
   getRun: {
@@ -660,4 +670,14 @@ export function pathParamNames(path: string): string[] {
 /** The path with its parameters filled in (each URI-encoded). */
 export function fillPath(path: string, params: Readonly<Record<string, string>>): string {
   return path.replace(/\{([A-Za-z0-9_]+)\}/g, (_m, name: string) => encodeURIComponent(params[name] ?? ""));
+}
+
+/**
+ * Whether a user with `role` may call operation `id` (`role` null: open mode, before the first user exists, when every
+ * operation is reachable). What a UI uses to hide controls; the server decides on every request regardless.
+ */
+export function operationAllowed(role: Role | null, id: OperationId): boolean {
+  const access: RouteAccess = OPERATIONS[id].access;
+  if (role === null || access === "public" || access === "webhook") return true;
+  return roleHasPermission(role, access);
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { clampedIntQuery } from "./common.js";
+import { clampedIntQuery, PaginationQuerySchema } from "./common.js";
 import { TERMINAL_RUN_STATUSES } from "./event-types.js";
 
 export const RUN_STATUSES = ["pending", "running", ...TERMINAL_RUN_STATUSES] as const;
@@ -43,6 +43,18 @@ export interface RunWithNodes extends Run {
   node_runs: NodeRun[];
 }
 
+/** An entry of a pipeline's runs list: it carries `node_runs` when the list was asked for with `include=nodes`. */
+export type RunListEntry = Run & { node_runs?: NodeRun[] };
+
+/** What a runs list can embed in each run. */
+export const RUN_LIST_INCLUDES = ["nodes"] as const;
+
+/** `GET /pipelines/{id}/runs`: pagination, and `include=nodes` for each run's node runs (one query per page). */
+export const RunsListQuerySchema = PaginationQuerySchema.extend({
+  include: z.enum(RUN_LIST_INCLUDES, { error: `include must be one of ${RUN_LIST_INCLUDES.join(", ")}` }).optional(),
+});
+export type RunsListQuery = z.infer<typeof RunsListQuerySchema>;
+
 export interface LogEntry {
   run_id: string;
   node_id: string | null;
@@ -78,6 +90,8 @@ export const CALENDAR_DAYS_DEFAULT = 90;
 export const CALENDAR_DAYS_MAX = 365;
 export const CalendarQuerySchema = z.object({
   days: clampedIntQuery("days", CALENDAR_DAYS_DEFAULT, CALENDAR_DAYS_MAX),
+  /** Counts the runs of this pipeline only (all pipelines without it). */
+  pipeline_id: z.string().min(1, "pipeline_id must not be empty").max(128).optional(),
 });
 export type CalendarQuery = z.infer<typeof CalendarQuerySchema>;
 

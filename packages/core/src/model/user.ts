@@ -4,9 +4,9 @@ export const ROLES = ["superadmin", "admin", "editor", "viewer"] as const;
 export type Role = (typeof ROLES)[number];
 export const RoleSchema = z.enum(ROLES);
 
-/** Passwords: at least 8 characters; the upper bound only keeps hashing cheap for absurd inputs. */
-export const MIN_PASSWORD_LENGTH = 8;
-export const MAX_PASSWORD_LENGTH = 1024;
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "./input-rules.js";
+
+export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH };
 
 export const PasswordSchema = z
   .string()

@@ -3,7 +3,9 @@ import { z } from "zod";
 export const VARIABLE_TYPES = ["string", "secret"] as const;
 export type VariableType = (typeof VARIABLE_TYPES)[number];
 
-export const VARIABLE_KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/;
+import { VARIABLE_KEY_PATTERN } from "./input-rules.js";
+
+export { VARIABLE_KEY_PATTERN };
 
 export interface Variable {
   key: string;

@@ -19,6 +19,22 @@ export function nextSlot(expr: string, tz: string, after: Date): Date {
   throw new Error(`no slot found for '${expr}' after ${after.toISOString()}`);
 }
 
+/**
+ * When a pipeline's schedule fires next after `now`: null when it is disabled, has no schedule, or its expression or
+ * zone cannot be evaluated (the scheduler then never fires it either). In memory, no I/O.
+ */
+export function nextRunAt(
+  pipeline: { readonly schedule: string | null; readonly schedule_timezone: string | null; readonly enabled: boolean },
+  now: Date,
+): Date | null {
+  if (!pipeline.enabled || !pipeline.schedule) return null;
+  try {
+    return nextSlot(pipeline.schedule, pipeline.schedule_timezone ?? "UTC", now);
+  } catch {
+    return null;
+  }
+}
+
 /** The latest slot at or before `atOrBefore`, or null when there is none within the parser's range. */
 export function previousSlot(expr: string, tz: string, atOrBefore: Date): Date | null {
   // Start one minute later so a slot exactly at `atOrBefore` counts.

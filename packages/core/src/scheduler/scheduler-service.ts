@@ -9,7 +9,7 @@ import { notFound } from "../errors.js";
 import type { Pipeline } from "../model/pipeline.js";
 import type { Store } from "../store/ports.js";
 import { decideCatchUp } from "./catch-up.js";
-import { nextSlot } from "./cron.js";
+import { nextRunAt, nextSlot } from "./cron.js";
 import type { SchedulerRunsPort, Timers } from "./ports.js";
 import { realTimers } from "./ports.js";
 import { isSlaMissed } from "./sla.js";
@@ -342,21 +342,13 @@ export class SchedulerService {
       if (!pipeline) continue;
       const tz = pipeline.schedule_timezone ?? "UTC";
       const latest = await this.deps.runs.latestRun(pipeline.id);
-      let next: string | null = null;
-      if (pipeline.enabled) {
-        try {
-          next = nextSlot(summary.schedule, tz, now).toISOString();
-        } catch {
-          next = null;
-        }
-      }
       out.push({
         pipeline_id: pipeline.id,
         pipeline_name: pipeline.name,
         schedule: pipeline.schedule,
         timezone: tz,
         enabled: pipeline.enabled,
-        next_run: next,
+        next_run: nextRunAt(pipeline, now)?.toISOString() ?? null,
         last_run: latest?.created_at ?? null,
       });
     }

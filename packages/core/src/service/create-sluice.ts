@@ -129,6 +129,9 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
     parallelism: options.parallelism,
     maxConcurrentRuns: options.maxConcurrentRuns,
     pollMs: options.executorPollMs,
+    heartbeatMs: options.heartbeatMs,
+    staleMs: options.staleMs,
+    instanceId: options.instanceId,
   });
   const insights = new InsightsService({ store, clock, nodeTypes: registry });
   const runs = new RunService({

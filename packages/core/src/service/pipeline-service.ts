@@ -27,7 +27,7 @@ import {
   type ValidateNodesResponse,
   type ValidationResult,
 } from "../model/pipeline.js";
-import type { PipelineVersion } from "../model/version.js";
+import type { PipelineSnapshot, PipelineVersion, PipelineVersionDetail } from "../model/version.js";
 import type { Store } from "../store/ports.js";
 import { parseInput } from "../validation.js";
 
@@ -165,12 +165,20 @@ export class PipelineService {
     return this.deps.store.pipelines.listVersions(id);
   }
 
+  /** One version with the definition it recorded; 404 for an unknown pipeline or version, or another pipeline's. */
+  async version(id: string, versionId: string): Promise<PipelineVersionDetail> {
+    await this.get(id);
+    const found = await this.deps.store.pipelines.getVersion(id, versionId);
+    if (!found) throw notFound("version", versionId);
+    return { ...found.version, snapshot: withoutToken(found.snapshot) };
+  }
+
   async rollback(id: string, versionId: string): Promise<Pipeline> {
     const current = await this.get(id);
     const found = await this.deps.store.pipelines.getVersion(id, versionId);
     if (!found) throw notFound("version", versionId);
-    // snapshots never hold the webhook token (older ones may): the current token stays whatever the version
-    const { webhook_token: _old, ...snapshot } = found.snapshot as Partial<PipelineDefinition>;
+    // the current token stays whatever the version
+    const snapshot = withoutToken(found.snapshot);
     const restored = normalize(definitionOf(parseInput(PipelineCreateSchema, snapshot, "stored version")));
     const def: PipelineDefinition = { ...restored, webhook_token: current.webhook_token };
     return this.replace(id, current.created_at, def, `rollback to v${found.version.version}`);
@@ -237,6 +245,12 @@ export class PipelineService {
     }
     return errors;
   }
+}
+
+/** Snapshots never hold the webhook token (older ones may): a credential is not history (docs/security.md). */
+function withoutToken(snapshot: PipelineDefinition): PipelineSnapshot {
+  const { webhook_token: _token, ...definition } = snapshot as Partial<PipelineDefinition>;
+  return definition as PipelineSnapshot;
 }
 
 function describeChange(keys: string[]): string {

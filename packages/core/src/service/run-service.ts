@@ -7,7 +7,7 @@ import { newId } from "../ids.js";
 import { dryRunPipeline, type DryRunDeps } from "../engine/dry-run.js";
 import type { Executor } from "../engine/executor.js";
 import type { NodeTypeRegistry } from "../engine/node-type.js";
-import type { PaginationQuery, Page } from "../model/common.js";
+import type { Page } from "../model/common.js";
 import { PER_PAGE_DEFAULT } from "../model/common.js";
 import { DlqQuerySchema, type DlqEntry, type DlqQuery } from "../model/dlq.js";
 import type { Pipeline } from "../model/pipeline.js";
@@ -20,8 +20,11 @@ import {
   type DryRunNodeResult,
   type LogEntry,
   type LogLevel,
+  type NodeRun,
   type Run,
   type RunAccepted,
+  type RunListEntry,
+  type RunsListQuery,
   type RunTrigger,
   type RunWithNodes,
 } from "../model/run.js";
@@ -91,15 +94,25 @@ export class RunService {
     return { ...run, node_runs: await this.deps.store.runs.nodeRuns(runId) };
   }
 
-  /** The 50 most recent runs (plain array), or the page envelope when `page`/`per_page` is given. */
-  async listForPipeline(pipelineId: string, query: PaginationQuery = {}): Promise<Run[] | Page<Run>> {
-    if (!(await this.deps.store.pipelines.existingIds([pipelineId])).has(pipelineId))
-      throw notFound("pipeline", pipelineId);
+  /**
+   * The 50 most recent runs (plain array), or the page envelope when `page`/`per_page` is given. With
+   * `include: "nodes"` each run carries its `node_runs`, read for the whole page in one query.
+   */
+  async listForPipeline(pipelineId: string, query: RunsListQuery = {}): Promise<RunListEntry[] | Page<RunListEntry>> {
+    await this.requirePipeline(pipelineId);
     const page = query.page ?? 1;
     const per_page = query.per_page ?? PER_PAGE_DEFAULT;
-    const { items, total } = await this.deps.store.runs.listForPipeline(pipelineId, { page, per_page });
+    const listed = await this.deps.store.runs.listForPipeline(pipelineId, { page, per_page });
+    const items = query.include === "nodes" ? await this.withNodeRuns(listed.items) : listed.items;
     if (query.page === undefined && query.per_page === undefined) return items;
-    return { items, total, page, per_page, pages: Math.ceil(total / per_page) };
+    return { items, total: listed.total, page, per_page, pages: Math.ceil(listed.total / per_page) };
+  }
+
+  private async withNodeRuns(runs: Run[]): Promise<RunWithNodes[]> {
+    const byRun = new Map<string, NodeRun[]>(runs.map((r) => [r.id, []]));
+    for (const nodeRun of await this.deps.store.runs.nodeRunsOfRuns(runs.map((r) => r.id)))
+      byRun.get(nodeRun.run_id)?.push(nodeRun);
+    return runs.map((run) => ({ ...run, node_runs: byRun.get(run.id) ?? [] }));
   }
 
   /** pending/running → cancelled (executing nodes are stopped, no new node starts); a finished run → 409. */
@@ -180,15 +193,18 @@ export class RunService {
     return data as NodeProfile;
   }
 
-  /** One entry per UTC day, oldest first (days already clamped by the query schema). */
-  calendar(days: number): Promise<CalendarDay[]> {
-    return this.deps.insights.trends(days);
+  /**
+   * One entry per UTC day, oldest first (days already clamped by the query schema); of one pipeline's runs when
+   * `pipelineId` is given (404 when it does not exist).
+   */
+  async calendar(days: number, pipelineId?: string): Promise<CalendarDay[]> {
+    if (pipelineId !== undefined) await this.requirePipeline(pipelineId);
+    return this.deps.insights.trends(days, pipelineId);
   }
 
   async dlqList(pipelineId: string, query: Partial<DlqQuery> = {}): Promise<DlqEntry[]> {
     const { include_resolved, limit } = { ...DlqQuerySchema.parse({}), ...query };
-    if (!(await this.deps.store.pipelines.existingIds([pipelineId])).has(pipelineId))
-      throw notFound("pipeline", pipelineId);
+    await this.requirePipeline(pipelineId);
     return this.deps.store.runs.listDlq(pipelineId, include_resolved, limit);
   }
 
@@ -276,6 +292,11 @@ export class RunService {
     if (errors.length > 0)
       throw new SluiceError("unprocessable", `pipeline '${pipelineId}' cannot run: its graph is invalid`, { errors });
     return pipeline;
+  }
+
+  private async requirePipeline(pipelineId: string): Promise<void> {
+    if (!(await this.deps.store.pipelines.existingIds([pipelineId])).has(pipelineId))
+      throw notFound("pipeline", pipelineId);
   }
 
   private async requireRun(runId: string): Promise<Run> {

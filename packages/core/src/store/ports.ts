@@ -13,6 +13,14 @@ export interface VersionNote {
   created_at: string;
 }
 
+/** The scheduling fields of one pipeline. */
+export interface ScheduleRef {
+  id: string;
+  schedule: string | null;
+  schedule_timezone: string | null;
+  enabled: boolean;
+}
+
 /** Pipelines and their version snapshots; every write stores the pipeline and its snapshot in one transaction. */
 export interface PipelineStore {
   insert(pipeline: Pipeline, version: VersionNote): Promise<void>;
@@ -33,6 +41,8 @@ export interface PipelineStore {
   listFull(): Promise<Pipeline[]>;
   /** id, name and depends_on of every pipeline — what dependency checks need, without node bodies. */
   listDependencyRefs(): Promise<{ id: string; name: string; depends_on: string[] }[]>;
+  /** id, schedule, zone and enabled of every pipeline — what next-run times need, without node bodies. */
+  listScheduleRefs(): Promise<ScheduleRef[]>;
   /** Existing ids among the given ones. */
   existingIds(ids: readonly string[]): Promise<Set<string>>;
   /**
@@ -103,8 +113,8 @@ export interface SearchHit {
 export interface InsightStore {
   /** Per pipeline that has runs: latest run status/time and counts. */
   pipelineRunStats(): Promise<PipelineRunStats[]>;
-  /** Run counts per UTC date and status since `sinceIso`. */
-  dailyCounts(sinceIso: string): Promise<{ date: string; status: string; count: number }[]>;
+  /** Run counts per UTC date and status since `sinceIso`, of every pipeline or of `pipelineId` only. */
+  dailyCounts(sinceIso: string, pipelineId?: string): Promise<{ date: string; status: string; count: number }[]>;
   topFailing(sinceIso: string, limit: number): Promise<{ pipeline_id: string; name: string; fail_count: number }[]>;
   recentRuns(limit: number): Promise<RecentRun[]>;
   /** Case-insensitive substring search; never touches variable values or connection secrets. */
@@ -224,6 +234,8 @@ export interface RunStore {
     outputs: readonly NodeOutputRecord[];
   }): Promise<void>;
   nodeRuns(runId: string): Promise<NodeRun[]>;
+  /** The node runs of several runs in one query, each run's in the order `nodeRuns` gives them. */
+  nodeRunsOfRuns(runIds: readonly string[]): Promise<NodeRun[]>;
   /** Oldest first. */
   logs(runId: string, filter?: { node_id?: string; level?: LogLevel }): Promise<LogEntry[]>;
   output(runId: string, nodeId: string, kind: NodeOutputKind): Promise<unknown>;

@@ -136,6 +136,28 @@ describe.each(dialects)("%s insight queries", (dialect) => {
     expect(d.pipelines).toHaveLength(3);
   });
 
+  it(`${dialect}: daily counts of one pipeline leave the others out`, async () => {
+    const since = daysAgo(6, 0);
+    const sum = (rows: { count: number }[]) => rows.reduce((n, r) => n + r.count, 0);
+    expect(sum(await storeOf(sluice).insights.dailyCounts(since))).toBe(6);
+    expect(await storeOf(sluice).insights.dailyCounts(since, a)).toEqual(
+      expect.arrayContaining([
+        { date: "2026-11-22", status: "success", count: 1 },
+        { date: "2026-11-22", status: "failed", count: 1 },
+        { date: "2026-11-20", status: "failed", count: 1 },
+      ]),
+    );
+    expect(sum(await storeOf(sluice).insights.dailyCounts(since, a))).toBe(3);
+    expect(sum(await storeOf(sluice).insights.dailyCounts(since, b))).toBe(3);
+    expect(await storeOf(sluice).insights.dailyCounts(since, idle)).toEqual([]);
+    const trend = await sluice.insights.trends(3, b);
+    expect(trend).toEqual([
+      { date: "2026-11-20", success: 0, failed: 0, total: 0 },
+      { date: "2026-11-21", success: 1, failed: 0, total: 1 },
+      { date: "2026-11-22", success: 0, failed: 0, total: 1 },
+    ]);
+  });
+
   it(`${dialect}: search is a case-insensitive substring over pipelines, connections and variable keys`, async () => {
     const hits = await sluice.insights.search({ q: "ORDERS", limit: 30 });
     expect(hits.map((h) => `${h.type}:${h.name}`).sort()).toEqual([

@@ -155,6 +155,27 @@ describe.each(dialects)("%s pipeline store contract", (dialect) => {
     expect(await store.pipelines.existingIds([a.id, "missing"])).toEqual(new Set([a.id]));
   });
 
+  it(`${dialect}: schedule refs carry schedule, zone and enabled of every pipeline`, async () => {
+    const zoned = pipeline({ name: "zoned", schedule: "30 2 * * 1-5", schedule_timezone: "America/New_York" });
+    const manual = pipeline({ name: "manual", schedule: null, schedule_timezone: null, enabled: false });
+    await store.pipelines.insert(zoned, note("created"));
+    await store.pipelines.insert(manual, note("created"));
+    const refs = await store.pipelines.listScheduleRefs();
+    expect(refs).toHaveLength((await store.pipelines.list()).total);
+    expect(refs.find((r) => r.id === zoned.id)).toEqual({
+      id: zoned.id,
+      schedule: "30 2 * * 1-5",
+      schedule_timezone: "America/New_York",
+      enabled: true,
+    });
+    expect(refs.find((r) => r.id === manual.id)).toEqual({
+      id: manual.id,
+      schedule: null,
+      schedule_timezone: null,
+      enabled: false,
+    });
+  });
+
   it(`${dialect}: count and database size are measured`, async () => {
     expect(await store.pipelines.count()).toBe((await store.pipelines.list()).total);
     expect(await store.system.sizeBytes()).toBeGreaterThan(0);

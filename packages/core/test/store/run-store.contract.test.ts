@@ -113,6 +113,39 @@ describe.each(dialects)("%s run store contract", (dialect) => {
     expect(await a.runs.output("br", "n1", "output")).toBeNull();
   });
 
+  it(`${dialect}: node runs of several runs in one call, each run's in node-run id order`, async () => {
+    const nodeRun = (id: string, run_id: string, node_id: string): NodeRun => ({
+      id,
+      run_id,
+      node_id,
+      status: "success",
+      attempt: 1,
+      row_count: 3,
+      duration_ms: 4,
+      started_at: t0,
+      finished_at: t0,
+      error: null,
+    });
+    await a.runs.writeBatch({
+      nodeRuns: [
+        nodeRun("m-2", "many-a", "load"),
+        nodeRun("m-1", "many-a", "extract"),
+        nodeRun("m-3", "many-b", "extract"),
+        nodeRun("m-4", "many-other", "extract"),
+      ],
+      logs: [],
+      outputs: [],
+    });
+    const found = await b.runs.nodeRunsOfRuns(["many-a", "many-b", "many-none"]);
+    expect(found.map((n) => [n.run_id, n.id])).toEqual([
+      ["many-a", "m-1"],
+      ["many-a", "m-2"],
+      ["many-b", "m-3"],
+    ]);
+    expect(found.filter((n) => n.run_id === "many-a")).toEqual(await b.runs.nodeRuns("many-a"));
+    expect(await b.runs.nodeRunsOfRuns([])).toEqual([]);
+  });
+
   it(`${dialect}: list newest first with totals; latest and last success`, async () => {
     await a.runs.insert([
       run("l-1", {

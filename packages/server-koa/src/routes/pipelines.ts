@@ -16,6 +16,7 @@ type Ids = Extract<
   | "validatePipeline"
   | "validateNodes"
   | "listVersions"
+  | "getVersion"
   | "rollback"
 >;
 
@@ -42,6 +43,7 @@ export function pipelineHandlers(sluice: Sluice): Record<Ids, OperationHandler> 
     validatePipeline: ({ params }) => pipelines.validate(params.id!),
     validateNodes: ({ params, body }) => pipelines.validateNodes(params.id!, body ?? {}),
     listVersions: ({ params }) => pipelines.versions(params.id!),
+    getVersion: ({ params }) => pipelines.version(params.id!, params.version_id!),
     rollback: ({ params, body }) => pipelines.rollback(params.id!, parseInput(RollbackRequestSchema, body).version_id),
   };
 }

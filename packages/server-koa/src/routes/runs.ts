@@ -1,4 +1,4 @@
-import type { CalendarQuery, DlqQuery, LogsQuery, PaginationQuery, Sluice } from "@sluice/core";
+import type { CalendarQuery, DlqQuery, LogsQuery, RunsListQuery, Sluice } from "@sluice/core";
 import type { OperationHandler, RoutedOperationId } from "../operations.js";
 
 type Ids = Extract<
@@ -30,10 +30,13 @@ export function runHandlers(sluice: Sluice): Record<Ids, OperationHandler> {
     triggerRun: ({ params, body }) => runs.triggerFromBody(params.id!, body),
     dryRun: ({ params, body }) => runs.dryRun(params.id!, body),
     backfill: ({ params, body }) => runs.backfill(params.id!, body),
-    listRuns: ({ params, query }) => runs.listForPipeline(params.id!, query as PaginationQuery),
+    listRuns: ({ params, query }) => runs.listForPipeline(params.id!, query as RunsListQuery),
     listDlq: ({ params, query }) => runs.dlqList(params.id!, query as DlqQuery),
     resolveDlq: ({ params }) => runs.dlqResolve(params.id!, params.dlqId!),
-    calendar: ({ query }) => runs.calendar((query as CalendarQuery).days),
+    calendar: ({ query }) => {
+      const { days, pipeline_id } = query as CalendarQuery;
+      return runs.calendar(days, pipeline_id);
+    },
     getRun: ({ params }) => runs.get(params.run_id!),
     cancelRun: ({ params }) => runs.cancel(params.run_id!),
     resumeRun: ({ params }) => runs.resume(params.run_id!),

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { storeOf, type Role } from "../../../core/src/index.js";
+import { newId, storeOf, type Role } from "../../../core/src/index.js";
 import { startTestServer, type TestServer } from "../../../../test-support/http.js";
 import { bearer, usersPerRole } from "../auth/users.js";
 
@@ -155,6 +155,56 @@ describe("viewer → webhook token", () => {
     });
     expect(rolled.status).toBe(200);
     expect(await rolled.json()).toMatchObject({ description: "", webhook_token: current });
+  });
+
+  it("GET /pipelines/{id}/versions/{version_id} shows no token to anyone, even from a snapshot that stored one", async () => {
+    const current = secret("current-token");
+    const legacy = secret("legacy-token");
+    const hookHeader = secret("hook-header");
+    const p = (await (
+      await as("editor", "/pipelines", {
+        method: "POST",
+        json: {
+          name: "versions-route",
+          webhook_token: current,
+          hooks: [
+            { event: "run.failed", url: "https://hooks.invalid/T0/B0/x", headers: { authorization: hookHeader } },
+          ],
+        },
+      })
+    ).json()) as { id: string };
+    // a snapshot written before snapshots dropped the token: the route must not hand it out either
+    const legacyVersionId = newId();
+    const [first] = (await (await as("editor", `/pipelines/${p.id}/versions`)).json()) as { version_id: string }[];
+    const stored = await storeOf(t.sluice).pipelines.getVersion(p.id, first!.version_id);
+    await storeOf(t.sluice)
+      .knex("pipeline_versions")
+      .insert({
+        id: legacyVersionId,
+        pipeline_id: p.id,
+        version: 99,
+        message: "written by an older sluice",
+        snapshot: JSON.stringify({ ...stored!.snapshot, webhook_token: legacy }),
+        created_at: new Date().toISOString(),
+      });
+    const versions = (await (await as("viewer", `/pipelines/${p.id}/versions`)).json()) as { version_id: string }[];
+    expect(versions.map((v) => v.version_id)).toContain(legacyVersionId);
+
+    for (const v of versions) {
+      const viewer = await as("viewer", `/pipelines/${p.id}/versions/${v.version_id}`);
+      expect(viewer.status).toBe(200);
+      const text = await viewer.text();
+      for (const value of [current, legacy, hookHeader, "webhook_token", "/T0/B0/x"]) expect(text).not.toContain(value);
+      const body = JSON.parse(text) as { snapshot: { hooks: { headers: Record<string, string>; url: string }[] } };
+      expect(body.snapshot.hooks[0]).toMatchObject({
+        url: "https://hooks.invalid/********",
+        headers: { authorization: "********" },
+      });
+      // editors see the hook (theirs to edit) but no token either: a version is history, the token a credential
+      const editor = await (await as("editor", `/pipelines/${p.id}/versions/${v.version_id}`)).text();
+      expect(editor).toContain(hookHeader);
+      for (const value of [current, legacy, "webhook_token"]) expect(editor).not.toContain(value);
+    }
   });
 
   it("export and clone carry no token", async () => {

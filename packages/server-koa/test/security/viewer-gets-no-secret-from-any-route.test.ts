@@ -31,6 +31,7 @@ let receiver: http.Server;
 let receiverUrl = "";
 let pipelineId = "";
 let runId = "";
+let versionIds: string[] = [];
 const nodeIds = ["fetch_rows", "fetch_broken"];
 const connIds = ["crm", "lake", "files"];
 
@@ -152,6 +153,11 @@ beforeAll(async () => {
     }),
   );
   pipelineId = pipeline.id as string;
+  // a second version, so the version route shows two snapshots of the secret-heavy definition
+  await created(as("editor", `/pipelines/${pipelineId}`, { method: "PUT", json: { description: "changed" } }));
+  versionIds = (
+    (await created(as("editor", `/pipelines/${pipelineId}/versions`))) as unknown as { version_id: string }[]
+  ).map((v) => v.version_id);
   runId = (await created(as("editor", `/pipelines/${pipelineId}/run`, { method: "POST", json: {} }))).id as string;
   const until = Date.now() + 60_000;
   for (;;) {
@@ -176,6 +182,7 @@ function urlsFor(path: string): string[] {
     node_id: nodeIds,
     conn_id: connIds,
     key: ["api_secret"],
+    version_id: versionIds,
   };
   let urls = [path];
   for (const name of path.match(/:[A-Za-z0-9_]+/g) ?? []) {
@@ -190,7 +197,8 @@ function urlsFor(path: string): string[] {
     "/pipelines": ["", "?page=1&per_page=50"],
     "/connections": ["", "?page=1"],
     "/variables": ["", "?page=1"],
-    "/pipelines/:pipeline_id/runs": ["", "?page=1"],
+    "/pipelines/:id/runs": ["", "?page=1", "?include=nodes"],
+    "/runs/calendar": ["", `?pipeline_id=${pipelineId}`],
   };
   return urls.flatMap((u) => (extra[path] ?? [""]).map((q) => `${u}${q}`));
 }
@@ -221,6 +229,8 @@ it("a viewer GETs every GET route and finds no secret value in any answer", asyn
     `200 /api/pipelines/${pipelineId}`,
     `200 /api/runs/${runId}/logs`,
     `200 /api/pipelines/${pipelineId}/dlq`,
+    `200 /api/pipelines/${pipelineId}/versions/${versionIds[0]}`,
+    `200 /api/pipelines/${pipelineId}/runs?include=nodes`,
     "200 /api/connections",
   ]) {
     expect(statuses).toContain(reached);

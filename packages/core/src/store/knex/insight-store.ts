@@ -59,13 +59,15 @@ export function createInsightStore(knex: Knex): InsightStore {
       }
       return [...stats.values()];
     },
-    async dailyCounts(sinceIso) {
+    async dailyCounts(sinceIso, pipelineId) {
       const day = knex.raw("substr(created_at, 1, 10)");
-      const rows = (await knex("runs")
+      const query = knex("runs")
         .select({ date: day, status: "status" })
         .count({ n: "*" })
-        .where("created_at", ">=", sinceIso)
-        .groupByRaw("substr(created_at, 1, 10), status")) as Row[];
+        .where("created_at", ">=", sinceIso);
+      // one pipeline's runs come from the (pipeline_id, created_at) index
+      if (pipelineId !== undefined) query.where("pipeline_id", pipelineId);
+      const rows = (await query.groupByRaw("substr(created_at, 1, 10), status")) as Row[];
       return rows.map((r) => ({ date: toStr(r.date), status: toStr(r.status), count: toInt(r.n) }));
     },
     async topFailing(sinceIso, limit) {

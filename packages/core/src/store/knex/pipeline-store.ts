@@ -172,6 +172,15 @@ export function createPipelineStore(knex: Knex): PipelineStore {
       ])) as (Row | undefined)[];
       return [countOf(p), toStr(p?.at ?? ""), countOf(v), toStr(v?.at ?? "")].join("|");
     },
+    async listScheduleRefs() {
+      const rows = (await knex("pipelines").select("id", "schedule", "schedule_timezone", "enabled")) as Row[];
+      return rows.map((row) => ({
+        id: toStr(row.id),
+        schedule: toNullableStr(row.schedule),
+        schedule_timezone: toNullableStr(row.schedule_timezone),
+        enabled: toBool(row.enabled),
+      }));
+    },
     async existingIds(ids) {
       if (ids.length === 0) return new Set();
       const rows = (await knex("pipelines")

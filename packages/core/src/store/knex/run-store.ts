@@ -257,6 +257,14 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
       return rows.map(nodeRunFromRow);
     },
 
+    async nodeRunsOfRuns(runIds) {
+      if (runIds.length === 0) return [];
+      const rows = (await knex("node_runs")
+        .whereIn("run_id", [...runIds])
+        .orderBy("id")) as DbRow[];
+      return rows.map(nodeRunFromRow);
+    },
+
     async logs(runId, filter: { node_id?: string; level?: LogLevel } = {}) {
       const q = knex("run_logs").select("run_id", "node_id", "level", "message", "timestamp").where({ run_id: runId });
       if (filter.node_id !== undefined) q.where({ node_id: filter.node_id });
