@@ -1,0 +1,152 @@
+// Latency as a user sees it: a real `sluice serve` (spawned, built packages — run `npm run build` first), a chain
+// of 40 real `transform` nodes, triggered one run at a time over HTTP (keep-alive) and followed on the WebSocket.
+// Per run: the trigger's answer time (POST /api/pipelines/{id}/run), server-side finished_at − started_at,
+// first node started_at − run created_at (server clock, ms resolution), the WebSocket-observed first node.started and
+// run.completed, both from just before the POST. Targets (the hot-path issue): trigger answered ≤ 1 ms median; the
+// 40-node chain ≤ 8 ms server-side and observed complete ≤ 12 ms after the trigger (median of 30 runs); first node
+// started ≤ 2 ms after the trigger.
+//
+// The pipeline (--shape):
+//   file       (default) `source_file` reading a 20-row CSV (cast: true) → 40 `transform` nodes in a chain, each with
+//              real rules (add_column, filter, cast, drop) over the rows: 41 nodes. A transform needs an input to
+//              have rows to work on; the source is the smallest real node that provides one.
+//   transform  40 `transform` nodes in a chain and nothing else: the first has no input, so every rule runs over
+//              0 rows (node runs, logs, previews and profiles are still written).
+// Each repetition uses a fresh server and database (SQLite file in a temp dir; a throw-away PostgreSQL database on
+// $SLUICE_TEST_PG_URL, default postgres://postgres@127.0.0.1:5432/postgres, dropped afterwards); 5 warm-up runs
+// are not measured. Options: --db sqlite|postgres|both (both) --shape file|transform --runs 30 --reps 3 --warmup 5
+import fs from "node:fs";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import {
+  createPgDatabase,
+  eventCollector,
+  httpClient,
+  loadavg,
+  median,
+  mmm,
+  parseArgs,
+  startServer,
+  tmpDir,
+  writeOrdersCsv,
+} from "./lib/serve.mjs";
+
+const opts = parseArgs(process.argv.slice(2), { db: "both", shape: "file", runs: 30, reps: 3, warmup: 5 });
+const N = 40;
+
+function chain(csv) {
+  const nodes = [];
+  if (opts.shape === "file") nodes.push({ id: "read", type: "source_file", config: { path: csv, cast: true } });
+  else if (opts.shape !== "transform") throw new Error(`unknown --shape ${opts.shape}`);
+  for (let i = 0; i < N; i++) {
+    nodes.push({
+      id: `t${i}`,
+      type: "transform",
+      config: {
+        rules: [
+          { type: "add_column", name: "step", expression: `amount * 1.01 + ${i}` },
+          { type: "filter", expression: 'step > 0 && status == "ok"' },
+          { type: "cast", column: "step", to: "int" },
+          { type: "drop", columns: ["step"] },
+        ],
+      },
+    });
+  }
+  const edges = nodes.slice(1).map((n, i) => ({ from: nodes[i].id, to: n.id }));
+  return { name: `bench chain of ${N} transforms`, nodes, edges };
+}
+
+async function once(mode, rep) {
+  const dir = tmpDir("sluice-bench-http-chain-");
+  const csv = writeOrdersCsv(dir);
+  const pgdb = mode === "postgres" ? await createPgDatabase() : null;
+  const db = pgdb ? pgdb.url : path.join(dir, "sluice.db");
+  const load0 = loadavg();
+  const server = await startServer({ dir, db });
+  const http = httpClient(server.url, 4);
+  let events;
+  try {
+    const spec = chain(csv);
+    const pipeline = await http.post("/api/pipelines", spec);
+    events = await eventCollector(server.url, pipeline.id);
+    const m = { trigger: [], serverSide: [], firstNode: [], wsFirstNode: [], wsDone: [] };
+    for (let i = 0; i < opts.warmup + opts.runs; i++) {
+      const t0 = performance.now();
+      const res = await http.call("POST", `/api/pipelines/${pipeline.id}/run`, { params: {} });
+      const tAnswer = performance.now();
+      const { id } = res.json();
+      const end = await events.waitForRun(id);
+      if (end.type !== "run.completed") throw new Error(`run ${id} ended ${end.type}: ${end.error}`);
+      const run = await http.get(`/api/runs/${id}`);
+      if (run.status !== "success" || run.node_runs.length !== spec.nodes.length)
+        throw new Error(`run ${id}: ${run.status} with ${run.node_runs.length} node runs`);
+      if (i < opts.warmup) continue;
+      const firstStart = Math.min(...run.node_runs.map((n) => Date.parse(n.started_at)));
+      m.trigger.push(tAnswer - t0);
+      m.serverSide.push(Date.parse(run.finished_at) - Date.parse(run.started_at));
+      m.firstNode.push(firstStart - Date.parse(run.created_at));
+      m.wsFirstNode.push((events.firstNodeStarted.get(id) ?? NaN) - t0);
+      m.wsDone.push(end.t - t0);
+      await new Promise((r) => setTimeout(r, 20)); // let the run's batched writes go out before the next trigger
+    }
+    const medians = Object.fromEntries(Object.entries(m).map(([k, xs]) => [k, median(xs)]));
+    return { rep, medians, all: m, load0, load1: loadavg(), nodes: spec.nodes.length, command: server.command };
+  } finally {
+    events?.close();
+    await http.close().catch(() => undefined);
+    await server.stop();
+    if (pgdb) await pgdb.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const LABELS = {
+  trigger: "trigger answered (POST /run)",
+  serverSide: "server-side finished_at − started_at",
+  firstNode: "first node started_at − created_at",
+  wsFirstNode: "WS node.started (first) after POST",
+  wsDone: "WS run.completed after POST",
+};
+const TARGETS = {
+  trigger: "≤ 1 ms",
+  serverSide: "≤ 8 ms",
+  firstNode: "≤ 2 ms",
+  wsFirstNode: "≤ 2 ms",
+  wsDone: "≤ 12 ms",
+};
+
+const modes = opts.db === "both" ? ["sqlite", "postgres"] : [opts.db];
+const flags = process.argv.slice(2).filter((a, i, all) => !(a === "--db" || all[i - 1] === "--db"));
+for (const mode of modes) {
+  const results = [];
+  try {
+    for (let rep = 1; rep <= opts.reps; rep++) results.push(await once(mode, rep));
+  } catch (e) {
+    if (mode === "postgres" && /ECONNREFUSED|password|does not exist|connect/.test(e.message)) {
+      console.log(`\n${mode}: skipped (${e.message})`);
+      continue;
+    }
+    throw e;
+  }
+  console.log(
+    `\n${mode}: chain of ${results[0].nodes} nodes (${opts.shape === "file" ? "source_file + " : ""}${N} transform), ${opts.runs} runs one at a time, median per repetition, ${results.length} fresh servers`,
+  );
+  for (const r of results)
+    console.log(
+      `  rep ${r.rep}: ${Object.entries(r.medians)
+        .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+        .join(", ")} ms; loadavg ${r.load0} → ${r.load1}`,
+    );
+  for (const k of Object.keys(LABELS)) {
+    const meds = results.map((r) => r.medians[k]);
+    const all = results.flatMap((r) => r.all[k]);
+    console.log(
+      `  ${LABELS[k].padEnd(40)} median min/median/max ${mmm(meds, 2, " ms")}  (target ${TARGETS[k]}; all runs: min ${Math.min(...all).toFixed(2)} max ${Math.max(...all).toFixed(2)} ms)`,
+    );
+  }
+  console.log(`  server-side timestamps have 1 ms resolution`);
+  console.log(
+    `  server started as: ${results[0].command.replace(/--port \d+/, "--port <free>").replace(/--db \S+/, mode === "sqlite" ? "--db <tmp>/sluice.db" : "--db postgres://postgres@127.0.0.1:5432/<throw-away>")}`,
+  );
+  console.log(`  reproduce: node bench/http-chain-40.mjs --db ${mode}${flags.length ? " " + flags.join(" ") : ""}`);
+}

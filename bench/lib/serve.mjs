@@ -1,0 +1,345 @@
+// Shared harness for the HTTP benchmarks: a real `sluice serve` spawned as users run it (built packages: run
+// `npm run build` first), a throw-away PostgreSQL database, RSS sampling, the server's event-loop delay from
+// GET /metrics, a WebSocket event collector and small statistics helpers. Traffic goes to 127.0.0.1 only.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { Agent, request } from "undici";
+import WebSocket from "ws";
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const BIN = path.join(ROOT, "packages/server-koa/bin/sluice.js");
+export const PG_ADMIN_URL = process.env.SLUICE_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+
+/** Parses `--key value` / `--flag` arguments. */
+export function parseArgs(argv, defaults) {
+  const out = { ...defaults };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (!a.startsWith("--")) throw new Error(`unexpected argument '${a}'`);
+    const key = a.slice(2);
+    if (!(key in defaults)) throw new Error(`unknown option ${a} (known: ${Object.keys(defaults).join(", ")})`);
+    if (typeof defaults[key] === "boolean") out[key] = true;
+    else {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${a} needs a value`);
+      out[key] = typeof defaults[key] === "number" ? Number(v) : v;
+    }
+  }
+  return out;
+}
+
+export const loadavg = () => fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+
+export async function freePort() {
+  const srv = net.createServer();
+  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
+  const { port } = srv.address();
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+/** A throw-away PostgreSQL database; `drop()` removes it. Throws when PostgreSQL is not reachable. */
+export async function createPgDatabase() {
+  const name = `sluice_bench_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    name,
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: PG_ADMIN_URL });
+      await c.connect();
+      try {
+        await c.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
+
+/** Samples VmRSS of `pid` every `everyMs`; `peak(from, to)` is the largest sample taken in that window. */
+export function rssSampler(pid, everyMs = 100) {
+  const samples = [];
+  const read = () => {
+    try {
+      const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+      if (m) samples.push([performance.now(), Number(m[1]) * 1024]);
+    } catch {
+      /* the process is gone */
+    }
+  };
+  read();
+  const timer = setInterval(read, everyMs);
+  return {
+    stop: () => clearInterval(timer),
+    peak(from = 0, to = Infinity) {
+      let max = 0;
+      for (const [t, v] of samples) if (t >= from && t <= to && v > max) max = v;
+      return max;
+    },
+  };
+}
+
+/**
+ * Spawns `node [nodeArgs] packages/server-koa/bin/sluice.js serve --host 127.0.0.1 --port P --db DB [serveArgs]`
+ * in `dir` (the state directory for server databases; `{dir}/files` is the first default file root for SQLite
+ * too, because the database file lives in `dir`). Output goes to `{dir}/server.log`.
+ */
+export async function startServer({ dir, db, serveArgs = [], nodeArgs = [], env = {} }) {
+  const port = await freePort();
+  const args = [...nodeArgs, BIN, "serve", "--host", "127.0.0.1", "--port", String(port), "--db", db, ...serveArgs];
+  const logPath = path.join(dir, "server.log");
+  const log = fs.openSync(logPath, "a");
+  const child = spawn(process.execPath, args, {
+    cwd: dir,
+    stdio: ["ignore", log, log],
+    env: { ...process.env, ...env },
+  });
+  fs.closeSync(log);
+  const exited = new Promise((r) => child.once("exit", (code, signal) => r({ code, signal })));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`sluice serve exited (${child.exitCode}); see ${logPath}`);
+    try {
+      const res = await fetch(`${url}/health`);
+      if (res.ok) break;
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > deadline) throw new Error(`sluice serve did not answer /health within 30 s; see ${logPath}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    url,
+    pid: child.pid,
+    logPath,
+    command: `node ${args.map((a) => (a === BIN ? path.relative(ROOT, BIN) : a)).join(" ")}`,
+    /** SIGTERM (graceful: the server flushes and closes; --cpu-prof writes its profile) and wait for the exit. */
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+      const r = await exited;
+      clearTimeout(timer);
+      return r;
+    },
+  };
+}
+
+/** A keep-alive HTTP client (undici) for one server. */
+export function httpClient(base, connections = 64) {
+  const agent = new Agent({ connections, keepAliveTimeout: 60_000, pipelining: 1 });
+  async function call(method, p, body) {
+    const res = await request(base + p, {
+      method,
+      dispatcher: agent,
+      headers: body === undefined ? {} : { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.body.text();
+    if (res.statusCode >= 400) throw new Error(`${method} ${p} → ${res.statusCode}: ${text.slice(0, 300)}`);
+    return { status: res.statusCode, text, json: () => JSON.parse(text) };
+  }
+  return {
+    call,
+    get: async (p) => (await call("GET", p)).json(),
+    post: async (p, body) => (await call("POST", p, body)).json(),
+    close: () => agent.close(),
+  };
+}
+
+/** The server's event-loop delay from GET /metrics (prom-client; the histogram is reset by every scrape). */
+export async function eventLoopDelay(http) {
+  const { text } = await http.call("GET", "/metrics");
+  const get = (name) => {
+    const m = new RegExp(`^\\w*nodejs_eventloop_lag_${name}_seconds\\s+([0-9.eE+-]+)`, "m").exec(text);
+    return m ? Number(m[1]) * 1000 : NaN;
+  };
+  return { max: get("max"), p99: get("p99"), p50: get("p50"), min: get("min") };
+}
+
+/**
+ * A WebSocket client on /ws subscribed to one pipeline. Terminal events are kept per run id with the time they
+ * arrived (performance.now()), so an event that arrives before the POST answer is not lost; `firstNodeStarted`
+ * keeps the first node.started per run.
+ */
+export async function eventCollector(base, pipelineId) {
+  const ws = new WebSocket(`${base.replace(/^http/, "ws")}/ws`);
+  const terminal = new Map();
+  const firstNodeStarted = new Map();
+  const waiters = new Map();
+  let count = 0;
+  let onCount = null;
+  ws.on("message", (data) => {
+    const t = performance.now();
+    const m = JSON.parse(data.toString());
+    if (m.type === "node.started") {
+      if (!firstNodeStarted.has(m.run_id)) firstNodeStarted.set(m.run_id, t);
+    } else if (m.type === "run.completed" || m.type === "run.failed" || m.type === "run.cancelled") {
+      if (terminal.has(m.run_id)) return;
+      terminal.set(m.run_id, { type: m.type, t, error: m.error });
+      count++;
+      waiters.get(m.run_id)?.();
+      onCount?.(count);
+    }
+  });
+  await new Promise((resolve, reject) => {
+    ws.once("error", reject);
+    ws.on("message", function first(data) {
+      const m = JSON.parse(data.toString());
+      if (m.type === "hello") ws.send(JSON.stringify({ type: "subscribe", pipeline_id: pipelineId }));
+      if (m.type === "subscribed") {
+        ws.off("message", first);
+        resolve();
+      }
+    });
+  });
+  return {
+    terminal,
+    firstNodeStarted,
+    get count() {
+      return count;
+    },
+    /** Resolves when `n` terminal events have arrived (or rejects after `timeoutMs`). */
+    waitForCount(n, timeoutMs) {
+      if (count >= n) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`only ${count}/${n} runs ended within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+        onCount = (c) => {
+          if (c >= n) {
+            clearTimeout(timer);
+            onCount = null;
+            resolve();
+          }
+        };
+      });
+    },
+    /** Resolves with the terminal event of `runId`. */
+    waitForRun(runId, timeoutMs = 30_000) {
+      const done = terminal.get(runId);
+      if (done) return Promise.resolve(done);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`run ${runId} did not end within ${timeoutMs} ms`)), timeoutMs);
+        waiters.set(runId, () => {
+          clearTimeout(timer);
+          waiters.delete(runId);
+          resolve(terminal.get(runId));
+        });
+      });
+    },
+    close: () => ws.close(),
+  };
+}
+
+/** All runs of a pipeline, through the API (paged). */
+export async function listRuns(http, pipelineId) {
+  const out = [];
+  for (let page = 1; ; page++) {
+    const env = await http.get(`/api/pipelines/${pipelineId}/runs?page=${page}&per_page=500`);
+    out.push(...env.items);
+    if (page >= env.pages) return out;
+  }
+}
+
+/** Counts of what the runs of `pipelineId` left in the store, read from the database itself (not the API). */
+export async function storeCounts(db, pipelineId) {
+  const sql = {
+    runs: "select status, count(*) as n from runs where pipeline_id = ? group by status",
+    node_runs:
+      "select nr.status, count(*) as n from node_runs nr join runs r on r.id = nr.run_id where r.pipeline_id = ? group by nr.status",
+    logs: "select count(*) as n from run_logs l join runs r on r.id = l.run_id where r.pipeline_id = ?",
+    outputs:
+      "select o.kind as status, count(*) as n from node_outputs o join runs r on r.id = o.run_id where r.pipeline_id = ? group by o.kind",
+  };
+  const result = {};
+  if (db.startsWith("postgres")) {
+    const c = new pg.Client({ connectionString: db });
+    await c.connect();
+    try {
+      for (const [k, q] of Object.entries(sql)) {
+        let i = 0;
+        const { rows } = await c.query(
+          q.replace(/\?/g, () => `$${++i}`),
+          [pipelineId],
+        );
+        result[k] = Object.fromEntries(rows.map((r) => [r.status ?? "n", Number(r.n)]));
+      }
+    } finally {
+      await c.end();
+    }
+  } else {
+    const { default: Database } = await import("better-sqlite3");
+    const d = new Database(db, { readonly: true, fileMustExist: true });
+    try {
+      for (const [k, q] of Object.entries(sql)) {
+        const rows = d.prepare(q).all(pipelineId);
+        result[k] = Object.fromEntries(rows.map((r) => [r.status ?? "n", Number(r.n)]));
+      }
+    } finally {
+      d.close();
+    }
+  }
+  return result;
+}
+
+export const sorted = (xs) => [...xs].sort((a, b) => a - b);
+export const quantile = (xs, q) => {
+  const s = sorted(xs);
+  return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))] : NaN;
+};
+export const median = (xs) => {
+  const s = sorted(xs);
+  const n = s.length;
+  return n === 0 ? NaN : n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+};
+/** "min / median / max" of a list of figures. */
+export const mmm = (xs, digits = 2, unit = "") => {
+  const s = sorted(xs);
+  const f = (v) => `${v.toFixed(digits)}${unit}`;
+  return `${f(s[0])} / ${f(median(s))} / ${f(s[s.length - 1])}`;
+};
+
+/** A small CSV of orders in `{dir}/files/orders.csv` (the first default file root). */
+export function writeOrdersCsv(dir, rows = 20) {
+  const files = path.join(dir, "files");
+  fs.mkdirSync(files, { recursive: true });
+  const regions = ["eu", "us", "apac", "latam"];
+  const lines = ["id,region,customer,amount,status,day"];
+  for (let i = 1; i <= rows; i++) {
+    const status = i % 5 === 0 ? "refunded" : "ok";
+    lines.push(
+      `${i},${regions[i % 4]}, customer ${i % 7} ,${(i * 13.37) % 500},${status},2026-11-${String((i % 28) + 1).padStart(2, "0")}`,
+    );
+  }
+  fs.writeFileSync(path.join(files, "orders.csv"), lines.join("\n") + "\n");
+  return "orders.csv";
+}
+
+/** Real `transform` rules over the orders CSV's columns (cast, filter, computed column, function, sort). */
+export const ORDER_RULES = [
+  { type: "cast", columns: ["amount"], to: "float" },
+  { type: "filter", expression: 'status == "ok" && amount > 0' },
+  { type: "add_column", name: "gross", expression: "amount * 1.19" },
+  { type: "apply_function", column: "customer", function: "trim" },
+  { type: "apply_function", column: "region", function: "upper" },
+  { type: "sort", columns: ["gross"], descending: true },
+];
+
+export const tmpDir = (prefix) => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
