@@ -9,6 +9,7 @@ export default defineConfig({
       { find: /^@sluice\/core\/model$/, replacement: src("./packages/core/src/model/index.ts") },
       { find: /^@sluice\/core\/operations$/, replacement: src("./packages/core/src/model/operations.ts") },
       { find: /^@sluice\/core\/event-types$/, replacement: src("./packages/core/src/model/event-types.ts") },
+      { find: /^@sluice\/core\/input-rules$/, replacement: src("./packages/core/src/model/input-rules.ts") },
       { find: /^@sluice\/core$/, replacement: src("./packages/core/src/index.ts") },
       { find: /^@sluice\/server-koa$/, replacement: src("./packages/server-koa/src/index.ts") },
       { find: /^@sluice\/client$/, replacement: src("./packages/client/src/index.ts") },

@@ -1,5 +1,6 @@
 import Router from "@koa/router";
 import type { Sluice } from "@sluice/core";
+import { OPERATIONS } from "@sluice/core/model";
 import Koa from "koa";
 import { errorHandler } from "./middleware/error-handler.js";
 import { DEFAULT_BODY_BYTES } from "./middleware/json-body.js";
@@ -8,6 +9,7 @@ import { corsPolicy, credentialedOrigins, securityHeaders } from "./middleware/s
 import { buildOpenApi } from "./openapi/build-openapi.js";
 import { registerOperations, routedOperations, type RoutedOperationId } from "./operations.js";
 import { operationHandlers } from "./routes/index.js";
+import { resolveUiRoot, webUi, type UiOption } from "./web-ui.js";
 
 export interface AppOptions {
   /** Path prefix of the API (default `/api`). */
@@ -18,6 +20,11 @@ export interface AppOptions {
   readonly proxy?: boolean;
   /** Origins allowed to call the API from a browser (CORS); none by default. `*` allows any, without cookies. */
   readonly corsOrigins?: readonly string[];
+  /**
+   * Serve the web UI at `/` (the API stays under the prefix): `true` serves the built `@sluice/web`, `{root}` a
+   * directory of your own build. Off by default for embedders; `sluice serve` turns it on unless `--no-ui`.
+   */
+  readonly ui?: UiOption;
 }
 
 /** One registered route: method, router pattern without the router's prefix, and the operation it serves. */
@@ -65,6 +72,11 @@ export function createApp(sluice: Sluice, options: AppOptions = {}): Koa {
   app.use(root.routes());
   app.use(api.routes());
   app.use(api.allowedMethods({ throw: true }));
+  const uiRoot = resolveUiRoot(options.ui);
+  if (uiRoot !== null) {
+    const rootPaths = rootIds.map((id) => OPERATIONS[id].path);
+    app.use(webUi(uiRoot, prefix, rootPaths));
+  }
   return app;
 }
 

@@ -1,14 +1,19 @@
 import { parseArgs } from "node:util";
 import {
   API_KEY_PATTERN,
+  DEFAULT_HEARTBEAT_MS,
+  DEFAULT_STALE_MS,
   SLUICE_VERSION,
   createSluice,
   generateApiKey,
   isSluiceError,
+  migrateDatabase,
   sqliteWorkersStillRunning,
+  unlockMigrations,
 } from "@sluice/core";
 import { deploy } from "./deploy.js";
 import { startServer } from "./server.js";
+import { findWebRoot } from "./web-ui.js";
 
 /** How long a SIGTERM/SIGINT shutdown may take before the process ends itself. */
 const SHUTDOWN_LIMIT_MS = 15_000;
@@ -17,6 +22,7 @@ const HELP = `sluice ${SLUICE_VERSION} — data-pipeline orchestration server
 
 Usage:
   sluice serve [options]     start the API server
+  sluice migrate [--unlock]  apply pending database migrations and exit; --unlock frees a migration lock
   sluice generate-key        print a new API key
   sluice create-user         add a user of any role (the way to a first superadmin), straight in the database
   sluice deploy PATH…        create or update pipelines by name from .json/.js/.mjs files or directories
@@ -35,6 +41,17 @@ serve options (each also from an environment variable):
   --cors-origin ORIGINS        allow browser calls from these origins, comma-separated (SLUICE_CORS_ORIGIN,
                                default off; * allows any origin without cookies)
   --trust-proxy                trust X-Forwarded-* headers (SLUICE_TRUST_PROXY=1)
+  --no-ui                      serve the API only, without the web UI at / (SLUICE_UI=0)
+  --heartbeat-ms MS            how often running runs get a heartbeat (SLUICE_HEARTBEAT_MS, default 5000)
+  --stale-ms MS                a run whose owner sent no heartbeat for this long is failed with \`interrupted\` by
+                               another instance (SLUICE_STALE_MS, default 20000; more than twice --heartbeat-ms)
+  --instance-id ID             this instance's name in run owners instead of the host name (SLUICE_INSTANCE_ID);
+                               unique per machine. Runs of another host's owner are judged by heartbeat age only
+
+migrate options:
+  --db DATABASE                as for serve (SLUICE_DB, default ./sluice.db)
+  --unlock                     only free the migration lock left set by a crashed migration (knex's
+                               sluice_migrations_lock); do this only when no other instance is migrating
 
 create-user options:
   --db DATABASE                as for serve (SLUICE_DB, default ./sluice.db)
@@ -109,6 +126,10 @@ async function serve(args: string[]): Promise<void> {
       "file-roots": { type: "string" },
       "cors-origin": { type: "string" },
       "trust-proxy": { type: "boolean" },
+      "no-ui": { type: "boolean" },
+      "heartbeat-ms": { type: "string" },
+      "stale-ms": { type: "string" },
+      "instance-id": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -132,21 +153,52 @@ async function serve(args: string[]): Promise<void> {
   const fileRoots = fileRootsRaw ? splitList([fileRootsRaw], /:/) : undefined;
   const proxy = values["trust-proxy"] ?? env.SLUICE_TRUST_PROXY === "1";
   const corsOrigins = splitList([values["cors-origin"] ?? env.SLUICE_CORS_ORIGIN ?? ""], /,/);
+  const uiRoot = values["no-ui"] || env.SLUICE_UI === "0" ? null : findWebRoot();
+  const heartbeatMs = intOption(
+    "heartbeat-ms",
+    values["heartbeat-ms"] ?? env.SLUICE_HEARTBEAT_MS,
+    DEFAULT_HEARTBEAT_MS,
+    50,
+    600_000,
+  );
+  const staleMs = intOption("stale-ms", values["stale-ms"] ?? env.SLUICE_STALE_MS, DEFAULT_STALE_MS, 100, 3_600_000);
+  if (staleMs <= 2 * heartbeatMs) {
+    throw new UsageError(
+      `--stale-ms (${staleMs}) must exceed twice --heartbeat-ms (${heartbeatMs}), or a live but slow instance's runs ` +
+        "would be taken for dead",
+    );
+  }
+  const instanceId = values["instance-id"] ?? (env.SLUICE_INSTANCE_ID || undefined);
+  if (instanceId !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(instanceId)) {
+    throw new UsageError(`--instance-id must be 1-64 letters, digits, '.', '_' or '-', got '${instanceId}'`);
+  }
 
-  const sluice = await createSluice({ database, maxConcurrentRuns, apiKeys, fileRoots });
+  const sluice = await createSluice({
+    database,
+    maxConcurrentRuns,
+    apiKeys,
+    fileRoots,
+    heartbeatMs,
+    staleMs,
+    instanceId,
+  });
   const logger = sluice.options.logger;
   let running;
   try {
     await sluice.start();
-    running = await startServer(sluice, { host, port, proxy, corsOrigins });
+    running = await startServer(sluice, { host, port, proxy, corsOrigins, ui: uiRoot ? { root: uiRoot } : false });
   } catch (e) {
     await sluice.close().catch(() => undefined);
     throw e;
   }
   logger.info(`sluice ${SLUICE_VERSION} listening on ${running.url} (${sluice.options.dialect})`);
   process.stdout.write(
-    `Sluice ${SLUICE_VERSION} listening on ${running.url}/api (database: ${sluice.options.dialect})\n`,
+    `Sluice ${SLUICE_VERSION} listening on ${running.url}/api (database: ${sluice.options.dialect})\n` +
+      (uiRoot ? `Web UI: open ${running.url} in a browser\n` : ""),
   );
+  if (!uiRoot && !values["no-ui"] && env.SLUICE_UI !== "0") {
+    logger.warn("the web UI is not built (npm run build -w @sluice/web); serving the API only");
+  }
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -169,6 +221,36 @@ async function serve(args: string[]): Promise<void> {
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
+}
+
+/** `sluice migrate`: migrations as a deploy step of their own; `--unlock` frees a lock a crashed migration left. */
+async function migrate(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: { db: { type: "string" }, unlock: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  const database = values.db ?? process.env.SLUICE_DB ?? "./sluice.db";
+  if (values.unlock) {
+    const wasHeld = await unlockMigrations(database);
+    process.stdout.write(
+      wasHeld
+        ? "released the migration lock (sluice_migrations_lock); start sluice or run 'sluice migrate' to migrate\n"
+        : "the migration lock was not held; nothing to release\n",
+    );
+    return;
+  }
+  const applied = await migrateDatabase(database);
+  process.stdout.write(
+    applied.length === 0
+      ? "the database is up to date; no migrations to apply\n"
+      : `applied ${applied.length} migration(s): ${applied.join(", ")}\n`,
+  );
 }
 
 /** `sluice create-user`: for the operator, who holds the database anyway; the only way to a first superadmin. */
@@ -224,6 +306,8 @@ async function main(argv: string[]): Promise<void> {
       return;
     case "serve":
       return serve(rest);
+    case "migrate":
+      return migrate(rest);
     case "create-user":
       return createUser(rest);
     case "deploy":

@@ -5,3 +5,4 @@ export { startServer, type RunningServer, type ServeOptions } from "./server.js"
 export { DEFAULT_BODY_BYTES } from "./middleware/json-body.js";
 export type { OperationHandler, OperationHandlers, OperationRequest, RoutedOperationId } from "./operations.js";
 export { createEventStream, type EventStream, type EventStreamOptions } from "./ws.js";
+export { findWebRoot, UI_CSP, webUi, type UiOption } from "./web-ui.js";

@@ -76,7 +76,20 @@ describe("sluice CLI", () => {
   it("--help lists the commands and serve flags", () => {
     const res = run(["--help"]);
     expect(res.status).toBe(0);
-    for (const word of ["serve", "generate-key", "--db", "--api-key", "--max-concurrent-runs", "--file-roots"]) {
+    for (const word of [
+      "serve",
+      "generate-key",
+      "--db",
+      "--api-key",
+      "--max-concurrent-runs",
+      "--file-roots",
+      "--no-ui",
+      "migrate",
+      "--unlock",
+      "--heartbeat-ms",
+      "--stale-ms",
+      "--instance-id",
+    ]) {
       expect(res.stdout).toContain(word);
     }
   });
@@ -101,6 +114,20 @@ describe("sluice CLI", () => {
     expect(run(["frobnicate"]).status).not.toBe(0);
   });
 
+  it("--stale-ms not above twice --heartbeat-ms (flag or env) exits 2 with one line naming both", () => {
+    for (const res of [
+      run(["serve", "--port", "0", "--heartbeat-ms", "1000", "--stale-ms", "2000"]),
+      run(["serve", "--port", "0"], { SLUICE_HEARTBEAT_MS: "1000", SLUICE_STALE_MS: "1500" }),
+    ]) {
+      expect(res.status).toBe(2);
+      expect(res.stderr.trim().split("\n")).toHaveLength(1);
+      expect(res.stderr).toMatch(/--stale-ms \(\d+\) must exceed twice --heartbeat-ms \(1000\)/);
+    }
+    const badId = run(["serve", "--port", "0", "--instance-id", "a:b"]);
+    expect(badId.status).toBe(2);
+    expect(badId.stderr).toContain("--instance-id");
+  });
+
   it("an unreachable database exits non-zero with one line", () => {
     const res = run(["serve", "--port", "0", "--db", "postgres://nobody@127.0.0.1:1/none"]);
     expect(res.status).not.toBe(0);
@@ -114,7 +141,20 @@ describe("sluice CLI", () => {
     expect(info).toMatchObject({ version: VERSION, store: "sqlite", max_concurrent_runs: 8 });
     expect(fs.existsSync(path.join(s.cwd, "data/my.db"))).toBe(true);
     expect((await fetch(`${s.url}/health`)).status).toBe(200);
+    const ui = await fetch(`${s.url}/pipelines`);
+    expect(ui.status).toBe(200);
+    expect(await ui.text()).toContain('<div id="root">');
     expect(await s.stop("SIGTERM")).toBe(0);
+  });
+
+  it("--no-ui (or SLUICE_UI=0) serves the API only", async () => {
+    for (const s of [await serve(["--port", "0", "--no-ui"]), await serve(["--port", "0"], { SLUICE_UI: "0" })]) {
+      const root = await fetch(`${s.url}/`);
+      expect(root.status).toBe(404);
+      expect(root.headers.get("content-type")).toMatch(/^application\/json/);
+      expect((await fetch(`${s.url}/api/auth/setup`)).status).toBe(200);
+      expect(await s.stop("SIGTERM")).toBe(0);
+    }
   });
 
   it("flags come from environment variables too, and SIGINT also stops it", async () => {
