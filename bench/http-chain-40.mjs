@@ -15,10 +15,12 @@
 // Each repetition uses a fresh server and database (SQLite file in a temp dir; a throw-away PostgreSQL database on
 // $SLUICE_TEST_PG_URL, default postgres://postgres@127.0.0.1:5432/postgres, dropped afterwards); 5 warm-up runs
 // are not measured. Options: --db sqlite|postgres|both (both) --shape file|transform --runs 30 --reps 3 --warmup 5
+// --baseline DIR (another built checkout: each repetition runs its server too, and the report adds this/baseline).
 import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import {
+  binOf,
   createPgDatabase,
   eventCollector,
   httpClient,
@@ -31,7 +33,14 @@ import {
   writeOrdersCsv,
 } from "./lib/serve.mjs";
 
-const opts = parseArgs(process.argv.slice(2), { db: "both", shape: "file", runs: 30, reps: 3, warmup: 5 });
+const opts = parseArgs(process.argv.slice(2), {
+  db: "both",
+  shape: "file",
+  runs: 30,
+  reps: 3,
+  warmup: 5,
+  baseline: "",
+});
 const N = 40;
 
 function chain(csv) {
@@ -56,13 +65,13 @@ function chain(csv) {
   return { name: `bench chain of ${N} transforms`, nodes, edges };
 }
 
-async function once(mode, rep) {
+async function once(mode, rep, bin) {
   const dir = tmpDir("sluice-bench-http-chain-");
   const csv = writeOrdersCsv(dir);
   const pgdb = mode === "postgres" ? await createPgDatabase() : null;
   const db = pgdb ? pgdb.url : path.join(dir, "sluice.db");
   const load0 = loadavg();
-  const server = await startServer({ dir, db });
+  const server = await startServer({ dir, db, bin });
   const http = httpClient(server.url, 4);
   let events;
   try {
@@ -117,19 +126,11 @@ const TARGETS = {
 
 const modes = opts.db === "both" ? ["sqlite", "postgres"] : [opts.db];
 const flags = process.argv.slice(2).filter((a, i, all) => !(a === "--db" || all[i - 1] === "--db"));
-for (const mode of modes) {
-  const results = [];
-  try {
-    for (let rep = 1; rep <= opts.reps; rep++) results.push(await once(mode, rep));
-  } catch (e) {
-    if (mode === "postgres" && /ECONNREFUSED|password|does not exist|connect/.test(e.message)) {
-      console.log(`\n${mode}: skipped (${e.message})`);
-      continue;
-    }
-    throw e;
-  }
+const baselineBin = opts.baseline ? binOf(opts.baseline) : null;
+
+function report(mode, results, label) {
   console.log(
-    `\n${mode}: chain of ${results[0].nodes} nodes (${opts.shape === "file" ? "source_file + " : ""}${N} transform), ${opts.runs} runs one at a time, median per repetition, ${results.length} fresh servers`,
+    `\n${label}${mode}: chain of ${results[0].nodes} nodes (${opts.shape === "file" ? "source_file + " : ""}${N} transform), ${opts.runs} runs one at a time, median per repetition, ${results.length} fresh servers`,
   );
   for (const r of results)
     console.log(
@@ -143,6 +144,32 @@ for (const mode of modes) {
     console.log(
       `  ${LABELS[k].padEnd(40)} median min/median/max ${mmm(meds, 2, " ms")}  (target ${TARGETS[k]}; all runs: min ${Math.min(...all).toFixed(2)} max ${Math.max(...all).toFixed(2)} ms)`,
     );
+  }
+}
+
+for (const mode of modes) {
+  const results = [];
+  const baseline = [];
+  try {
+    for (let rep = 1; rep <= opts.reps; rep++) {
+      if (baselineBin) baseline.push(await once(mode, rep, baselineBin));
+      results.push(await once(mode, rep));
+    }
+  } catch (e) {
+    if (mode === "postgres" && /ECONNREFUSED|password|does not exist|connect/.test(e.message)) {
+      console.log(`\n${mode}: skipped (${e.message})`);
+      continue;
+    }
+    throw e;
+  }
+  if (baselineBin) report(mode, baseline, `BASELINE (${opts.baseline}) `);
+  report(mode, results, baselineBin ? "THIS CHECKOUT " : "");
+  if (baselineBin) {
+    const ratios = Object.keys(LABELS).map((k) => {
+      const ratio = median(results.map((r) => r.medians[k])) / median(baseline.map((r) => r.medians[k]));
+      return `${k} ×${ratio.toFixed(2)}`;
+    });
+    console.log(`  this/baseline (medians of the medians): ${ratios.join(", ")}`);
   }
   console.log(`  server-side timestamps have 1 ms resolution`);
   console.log(

@@ -20,6 +20,8 @@
 // Options: --db sqlite|postgres|both (both)  --shape transform|file|file+transform  --runs 2000  --inflight 64
 //          --reps 3  --warmup 20  --max-concurrent-runs N  --cpu-prof DIR (server runs with --cpu-prof)
 //          --count-sql (count SQL statements the server executes for the measured runs, by verb and table)
+//          --baseline DIR (another built checkout, e.g. `git worktree add /tmp/base <rev> && cd /tmp/base && npm
+//          install`: each repetition runs its server too, alternating, and the report ends with this/baseline ratios)
 // Event-loop delay: prom-client's nodejs_eventloop_lag_max_seconds (monitorEventLoopDelay, 10 ms resolution,
 // reset by each scrape; scraped just before the first trigger and just after the last completion). The histogram
 // records whole timer intervals, so an idle loop reads ≈ 10 ms: the stall is max − 10 ms.
@@ -28,6 +30,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import {
   ORDER_RULES,
+  binOf,
   createPgDatabase,
   eventCollector,
   eventLoopDelay,
@@ -55,6 +58,7 @@ const opts = parseArgs(process.argv.slice(2), {
   "max-concurrent-runs": "",
   "cpu-prof": "",
   "count-sql": false,
+  baseline: "",
 });
 const MiB = 1024 * 1024;
 
@@ -73,7 +77,7 @@ function pipelineFor(shape, csv) {
   }
 }
 
-async function once(mode, rep) {
+async function once(mode, rep, bin) {
   const dir = tmpDir("sluice-bench-http-tp-");
   const csv = writeOrdersCsv(dir);
   const pgdb = mode === "postgres" ? await createPgDatabase() : null;
@@ -91,7 +95,7 @@ async function once(mode, rep) {
     env.SLUICE_BENCH_SQL_COUNTS = countsFile;
   }
   const load0 = loadavg();
-  const server = await startServer({ dir, db, serveArgs, nodeArgs, env });
+  const server = await startServer({ dir, db, serveArgs, nodeArgs, env, bin });
   const rss = rssSampler(server.pid, 100);
   const http = httpClient(server.url, opts.inflight);
   let events;
@@ -201,11 +205,11 @@ async function once(mode, rep) {
   }
 }
 
-function report(mode, results) {
+function report(mode, results, label = "") {
   const nodes = pipelineFor(opts.shape, "x").nodes.length;
   const expected = (opts.runs + opts.warmup) * nodes;
   console.log(
-    `\n${mode}: ${opts.runs} runs of '${opts.shape}' (${nodes} node${nodes > 1 ? "s" : ""}), ${opts.inflight} triggers in flight, max_concurrent_runs ${results[0].maxConcurrent}, ${results.length} fresh servers`,
+    `\n${label}${mode}: ${opts.runs} runs of '${opts.shape}' (${nodes} node${nodes > 1 ? "s" : ""}), ${opts.inflight} triggers in flight, max_concurrent_runs ${results[0].maxConcurrent}, ${results.length} fresh servers`,
   );
   for (const r of results) {
     const ok = r.byStatus.success === opts.runs + opts.warmup && r.failedEvents === 0;
@@ -245,10 +249,15 @@ function report(mode, results) {
 
 const modes = opts.db === "both" ? ["sqlite", "postgres"] : [opts.db];
 const flags = process.argv.slice(2).filter((a, i, all) => !(a === "--db" || all[i - 1] === "--db"));
+const baselineBin = opts.baseline ? binOf(opts.baseline) : null;
 for (const mode of modes) {
   const results = [];
+  const baseline = [];
   try {
-    for (let rep = 1; rep <= opts.reps; rep++) results.push(await once(mode, rep));
+    for (let rep = 1; rep <= opts.reps; rep++) {
+      if (baselineBin) baseline.push(await once(mode, rep, baselineBin));
+      results.push(await once(mode, rep));
+    }
   } catch (e) {
     if (mode === "postgres" && /ECONNREFUSED|password|does not exist|connect/.test(e.message)) {
       console.log(`\n${mode}: skipped (${e.message})`);
@@ -256,6 +265,14 @@ for (const mode of modes) {
     }
     throw e;
   }
-  report(mode, results);
+  if (baselineBin) report(mode, baseline, `BASELINE (${opts.baseline}) `);
+  report(mode, results, baselineBin ? "THIS CHECKOUT " : "");
+  if (baselineBin) {
+    const ratio = (k) => median(results.map((r) => r[k])) / median(baseline.map((r) => r[k]));
+    console.log(
+      `  this/baseline (medians): runs/s ×${ratio("runsPerS").toFixed(2)}, trigger median ×${ratio("trigMedian").toFixed(2)}, ` +
+        `RSS peak ×${ratio("rssPeakMiB").toFixed(2)}, event-loop max ×${ratio("eldMax").toFixed(2)}`,
+    );
+  }
   console.log(`  reproduce: node bench/http-throughput.mjs --db ${mode}${flags.length ? " " + flags.join(" ") : ""}`);
 }

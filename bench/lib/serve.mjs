@@ -94,14 +94,18 @@ export function rssSampler(pid, everyMs = 100) {
   };
 }
 
+/** The `sluice` of another built checkout: a baseline to compare with (`--baseline DIR`). */
+export const binOf = (checkout) => path.resolve(checkout, "packages/server-koa/bin/sluice.js");
+
 /**
  * Spawns `node [nodeArgs] packages/server-koa/bin/sluice.js serve --host 127.0.0.1 --port P --db DB [serveArgs]`
  * in `dir` (the state directory for server databases; `{dir}/files` is the first default file root for SQLite
- * too, because the database file lives in `dir`). Output goes to `{dir}/server.log`.
+ * too, because the database file lives in `dir`). Output goes to `{dir}/server.log`. `bin` replaces this checkout's
+ * `sluice` (see {@link binOf}).
  */
-export async function startServer({ dir, db, serveArgs = [], nodeArgs = [], env = {} }) {
+export async function startServer({ dir, db, serveArgs = [], nodeArgs = [], env = {}, bin = BIN }) {
   const port = await freePort();
-  const args = [...nodeArgs, BIN, "serve", "--host", "127.0.0.1", "--port", String(port), "--db", db, ...serveArgs];
+  const args = [...nodeArgs, bin, "serve", "--host", "127.0.0.1", "--port", String(port), "--db", db, ...serveArgs];
   const logPath = path.join(dir, "server.log");
   const log = fs.openSync(logPath, "a");
   const child = spawn(process.execPath, args, {
@@ -128,7 +132,7 @@ export async function startServer({ dir, db, serveArgs = [], nodeArgs = [], env 
     url,
     pid: child.pid,
     logPath,
-    command: `node ${args.map((a) => (a === BIN ? path.relative(ROOT, BIN) : a)).join(" ")}`,
+    command: `node ${args.map((a) => (a === bin ? path.relative(ROOT, bin) : a)).join(" ")}`,
     /** SIGTERM (graceful: the server flushes and closes; --cpu-prof writes its profile) and wait for the exit. */
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");

@@ -9,6 +9,7 @@ import {
   type StreamServerMessage,
   type StreamSubscribeMessage,
 } from "@sluice/core";
+import type { Socket } from "node:net";
 import type { ServerOptions, WebSocket } from "ws";
 import { authorizeUpgrade, type UpgradeOriginOptions } from "./auth/authorize-upgrade.js";
 
@@ -25,7 +26,7 @@ export interface EventStream {
   /** The WebSocket server options to give koa-websocket (`websockify(app, serverOptions)`). */
   readonly serverOptions: ServerOptions;
   /** Serves one accepted socket: koa-websocket middleware (`app.ws.use(middleware)`). */
-  readonly middleware: (ctx: { websocket: WebSocket }) => void;
+  readonly middleware: (ctx: { websocket: WebSocket; req?: { socket?: Socket } }) => void;
   /** Stops the heartbeat and closes every socket. */
   close(): void;
 }
@@ -66,15 +67,28 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
     );
   };
 
-  function serve(ws: WebSocket): void {
+  /**
+   * `socket` is the connection under `ws` (the upgrade request's). Frames sent in one turn of the event loop are
+   * held (corked) and written together at its end: one system call for a burst of events instead of one each.
+   */
+  function serve(ws: WebSocket, socket: Socket | undefined): void {
     let filter: Filter = {};
     sockets.add(ws);
     alive.set(ws, true);
+    let corked = false;
     const send = (message: StreamServerMessage) => {
       if (ws.readyState !== ws.OPEN) return;
       if (ws.bufferedAmount > maxBuffered) {
         ws.terminate();
         return;
+      }
+      if (socket && !corked) {
+        corked = true;
+        socket.cork();
+        setImmediate(() => {
+          corked = false;
+          socket.uncork();
+        });
       }
       ws.send(JSON.stringify(message));
     };
@@ -138,7 +152,7 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
 
   return {
     serverOptions: { verifyClient, maxPayload: 64 * 1024 },
-    middleware: (ctx) => serve(ctx.websocket),
+    middleware: (ctx) => serve(ctx.websocket, ctx.req?.socket),
     close() {
       clearInterval(heartbeat);
       for (const ws of sockets) ws.terminate();

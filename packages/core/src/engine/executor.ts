@@ -6,12 +6,15 @@ import type { PipelineStore, RunStore } from "../store/ports.js";
 import type { NodeTypeRegistry } from "./node-type.js";
 import { NODE_TYPE_REGISTRY } from "./nodes/index.js";
 import { INTERRUPTED, RunExecution, type RunExecutionDeps } from "./run-execution.js";
+import { WriteBuffer } from "./write-buffer.js";
 
 /** Defaults of `heartbeatMs` / `staleMs` (also of `createSluice`'s options). */
 export const DEFAULT_HEARTBEAT_MS = 5000;
 export const DEFAULT_STALE_MS = 20_000;
+/** Pipelines remembered for runs queued here and not claimed yet. */
+const MAX_HINTS = 10_000;
 
-export interface ExecutorOptions extends Omit<RunExecutionDeps, "registry" | "store" | "suppressEffects"> {
+export interface ExecutorOptions extends Omit<RunExecutionDeps, "registry" | "store" | "suppressEffects" | "writes"> {
   store: RunStore;
   pipelines: PipelineStore;
   /** Node types this executor runs; default the built-in registry. */
@@ -36,7 +39,7 @@ export class Executor {
   readonly owner: string;
   /** The owner id's host part: the host name, or the configured instance id. */
   private readonly host: string;
-  private readonly active = new Map<string, { execution: RunExecution; done: Promise<unknown> }>();
+  private readonly active = new Map<string, { execution: RunExecution; done: Promise<unknown>; pipeline?: Pipeline }>();
   private readonly hints = new Map<string, Pipeline>();
   private readonly deps: RunExecutionDeps;
   private running = false;
@@ -47,11 +50,20 @@ export class Executor {
   constructor(private readonly options: ExecutorOptions) {
     this.host = options.instanceId ?? os.hostname();
     this.owner = `${this.host}:${process.pid}:${randomUUID().slice(0, 8)}`;
-    this.deps = { ...options, registry: options.registry ?? NODE_TYPE_REGISTRY };
+    // one group commit for the state of every run this executor runs
+    const writes = new WriteBuffer(options.store, (e) =>
+      options.logger.error(`executor: writing run state failed: ${this.scrubAll((e as Error).message)}`),
+    );
+    this.deps = { ...options, registry: options.registry ?? NODE_TYPE_REGISTRY, writes };
   }
 
   get activeRunIds(): string[] {
     return [...this.active.keys()];
+  }
+
+  /** The pipeline (as it was when the run started) of a run executing here. */
+  pipelineOf(runId: string): Pipeline | undefined {
+    return this.active.get(runId)?.pipeline;
   }
 
   /** Marks runs of dead owners `interrupted`, then starts claiming. */
@@ -89,7 +101,11 @@ export class Executor {
 
   /** Claims pending runs now. `pipeline` (optional) saves reading it back for a run just queued. */
   wake(hint?: { runId: string; pipeline: Pipeline }): void {
-    if (hint) this.hints.set(hint.runId, hint.pipeline);
+    if (hint) {
+      this.hints.set(hint.runId, hint.pipeline);
+      // a hint for a run another instance claimed is never used: keep the newest few thousand
+      if (this.hints.size > MAX_HINTS) this.hints.delete(this.hints.keys().next().value as string);
+    }
     if (!this.running) return;
     if (this.claiming) {
       this.again = true;
@@ -127,7 +143,10 @@ export class Executor {
     // a placeholder until the pipeline is loaded, so cancel/interrupt calls in between are not lost
     const pending = { cancelled: false, interrupted: false };
     const placeholder = { cancel: () => (pending.cancelled = true), interrupt: () => (pending.interrupted = true) };
-    const entry = { execution: placeholder as unknown as RunExecution, done: Promise.resolve() as Promise<unknown> };
+    const entry: { execution: RunExecution; done: Promise<unknown>; pipeline?: Pipeline } = {
+      execution: placeholder as unknown as RunExecution,
+      done: Promise.resolve(),
+    };
     const go = async () => {
       const pipeline = hint ?? (await this.options.pipelines.get(run.pipeline_id));
       if (!pipeline) {
@@ -145,8 +164,10 @@ export class Executor {
         });
         return;
       }
-      const execution = new RunExecution(this.deps, run, pipeline);
+      // a hinted run was queued by this process a moment ago: it has no node runs of an earlier attempt
+      const execution = new RunExecution(this.deps, run, pipeline, { fresh: hint !== undefined });
       entry.execution = execution;
+      entry.pipeline = pipeline;
       if (pending.cancelled) execution.cancel();
       if (pending.interrupted) execution.interrupt();
       await execution.execute();
@@ -158,6 +179,14 @@ export class Executor {
         this.active.delete(run.id);
         this.wake();
       });
+  }
+
+  /** Masks the secrets of every executing run (a batch write error can concern any of them). */
+  private scrubAll(text: string): string {
+    let masked = text;
+    for (const { execution } of this.active.values())
+      if (execution instanceof RunExecution) masked = execution.scrub(masked);
+    return masked;
   }
 
   /** A run cancelled through another instance stops starting nodes here too, noticed within one poll interval. */

@@ -49,8 +49,25 @@ jexl.addFunction("isNull", (v) => v === null || v === undefined);
 
 export type CompiledExpression = (variables: Record<string, unknown>) => unknown;
 
-/** Parses once; evaluation is synchronous. A syntax error is a SluiceError("invalid") naming the expression. */
+/** Compiled expressions by source: a pipeline's expressions are parsed once, not on every run. */
+const COMPILED = new Map<string, CompiledExpression>();
+const MAX_COMPILED = 5000;
+
+/**
+ * Parses once per source text (kept for later runs; a parsed expression holds no state); evaluation is
+ * synchronous. A syntax error is a SluiceError("invalid") naming the expression.
+ */
 export function compileExpression(source: string): CompiledExpression {
+  let fn = COMPILED.get(source);
+  if (!fn) {
+    fn = compile(source);
+    if (COMPILED.size >= MAX_COMPILED) COMPILED.delete(COMPILED.keys().next().value as string);
+    COMPILED.set(source, fn);
+  }
+  return fn;
+}
+
+function compile(source: string): CompiledExpression {
   let compiled: JexlExpression;
   try {
     compiled = jexl.compile(source);

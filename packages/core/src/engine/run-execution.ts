@@ -43,6 +43,8 @@ export interface RunExecutionDeps {
   parallelism: number;
   /** Outbound HTTP of the nodes; default the guarded client with system DNS. */
   http?: HttpClient;
+  /** Where run state is written: the executor's group commit, shared by its runs; default one per execution. */
+  writes?: WriteBuffer;
   /**
    * Dry run: nodes of a type with effects are not executed; they end `skipped` and pass their first input
    * through, so the nodes after them still see data.
@@ -73,17 +75,23 @@ export class RunExecution {
   private readonly records = new Map<string, NodeRun>();
   private readonly outputs = new Map<string, DataSet>();
   private firstError: string | null = null;
+  /** Whether node runs of an earlier attempt of this run (a resume) were found. */
+  private resumed = false;
   /** Secrets the run's nodes resolved: masked in every log line, node error and DLQ entry this run writes. */
   private readonly scrubber = new SecretScrubber();
 
+  /** `fresh`: the run was just queued and never started, so it has no node runs to read back. */
   constructor(
     private readonly deps: RunExecutionDeps,
     private readonly run: Run,
     private readonly pipeline: Pipeline,
+    private readonly options: { fresh?: boolean } = {},
   ) {
-    this.buffer = new WriteBuffer(deps.store, (e) =>
-      deps.logger.error(`run ${run.id}: writing run state failed: ${this.scrubber.scrub((e as Error).message)}`),
-    );
+    this.buffer =
+      deps.writes ??
+      new WriteBuffer(deps.store, (e) =>
+        deps.logger.error(`run ${run.id}: writing run state failed: ${this.scrub((e as Error).message)}`),
+      );
     this.nodes = new Map(pipeline.nodes.map((n) => [n.id, n]));
     this.adjacency = buildAdjacency({ nodeIds: pipeline.nodes.map((n) => n.id), edges: pipeline.edges });
   }
@@ -97,6 +105,11 @@ export class RunExecution {
   /** Process shutdown: aborts executing attempts; the run ends `failed` with error `interrupted` (resumable). */
   interrupt(): void {
     this.shutdown.abort(new Interrupted(INTERRUPTED));
+  }
+
+  /** Masks the secrets this run's nodes resolved. */
+  scrub(text: string): string {
+    return this.scrubber.scrub(text);
   }
 
   /** Every node's state, output and error once `execute()` has returned (what a dry run reports). */
@@ -138,7 +151,9 @@ export class RunExecution {
 
   /** Node runs of a resumed run keep their ids; succeeded nodes whose output was persisted are not run again. */
   private async prepareNodeRuns(): Promise<void> {
-    const existing = new Map((await this.deps.store.nodeRuns(this.run.id)).map((nr) => [nr.node_id, nr]));
+    const earlier = this.options.fresh ? [] : await this.deps.store.nodeRuns(this.run.id);
+    const existing = new Map(earlier.map((nr) => [nr.node_id, nr]));
+    this.resumed = existing.size > 0;
     for (const node of this.pipeline.nodes) {
       const before = existing.get(node.id);
       if (before?.status === "success") {
@@ -400,18 +415,22 @@ export class RunExecution {
         if (state === "success" && data) this.buffer.output({ run_id: this.run.id, node_id: id, kind: "output", data });
       }
     }
-    await this.buffer.flush();
-    const duration = Date.now() - startedMs;
-    if (status === "cancelled") return "cancelled"; // the cancel itself moved the run and emitted run.cancelled
-    const finishedAt = this.now();
-    const moved = await this.deps.store.transition(this.run.id, ["running"], status, {
-      error,
-      finished_at: finishedAt,
-      owner: null,
+    if (status === "cancelled") {
+      await this.buffer.flush();
+      return "cancelled"; // the cancel itself moved the run and emitted run.cancelled
+    }
+    // committed with the node runs, logs and outputs queued before it: one transaction, shared with other runs
+    const moved = await this.buffer.transition({
+      id: this.run.id,
+      from: ["running"],
+      to: status,
+      fields: { error, finished_at: this.now(), owner: null },
     });
+    const duration = Date.now() - startedMs;
     if (!moved) return (await this.deps.store.get(this.run.id))?.status ?? status;
     if (status === "success") {
-      await this.deps.store.deleteOutputs(this.run.id, "output");
+      // outputs kept by an earlier failed attempt (for resume) are not needed any more
+      if (this.resumed) await this.deps.store.deleteOutputs(this.run.id, "output");
       this.deps.events.emit("run.completed", { ...this.base(), status, duration_ms: duration });
     } else {
       this.deps.events.emit("run.failed", { ...this.base(), status, error: error ?? "failed", duration_ms: duration });

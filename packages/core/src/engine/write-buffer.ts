@@ -1,19 +1,34 @@
 import type { LogEntry, NodeRun } from "../model/run.js";
-import type { NodeOutputRecord, RunStore } from "../store/ports.js";
+import type { NodeOutputRecord, RunStore, RunTransition } from "../store/ports.js";
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+interface PendingTransition {
+  transition: RunTransition;
+  settle: (moved: boolean) => void;
+  fail: (e: unknown) => void;
+}
 
 /**
- * Batches node-run state, log lines and node outputs into few transactions: writes queued while one batch is in
- * flight go out together in the next. `flush()` resolves once everything queued before it is durable.
+ * Group commit of run state. One buffer serves every run an executor runs: node-run states, log lines, node outputs
+ * and run transitions queued while a batch is in flight go out together in the next one, in one transaction, so
+ * 64 runs finishing at once cost a few transactions, not hundreds. `flush()` resolves once everything queued before
+ * it is durable; `transition()` once its batch committed, with whether the run moved.
+ *
+ * A failed batch is reported to `onError` (its node runs, logs and outputs are lost; the runs go on), and its
+ * transitions are applied one by one after it: a run's own status is what must not be lost. One that fails again
+ * is rejected, so no run is reported finished that was not recorded finished.
  */
 export class WriteBuffer {
   private nodeRuns: NodeRun[] = [];
   private logs: LogEntry[] = [];
   private outputs: NodeOutputRecord[] = [];
+  private transitions: PendingTransition[] = [];
   private inFlight: Promise<void> = Promise.resolve();
   private scheduled: Promise<void> | null = null;
 
   constructor(
-    private readonly store: Pick<RunStore, "writeBatch">,
+    private readonly store: Pick<RunStore, "writeBatch" | "transition">,
     private readonly onError: (e: unknown) => void,
   ) {}
 
@@ -32,21 +47,47 @@ export class WriteBuffer {
     this.schedule();
   }
 
-  /** Resolves when everything queued so far has been written. */
+  /** Applies `transition` after everything queued before it; resolves with whether the run moved. */
+  transition(transition: RunTransition): Promise<boolean> {
+    return new Promise((settle, fail) => {
+      this.transitions.push({ transition, settle, fail });
+      this.schedule();
+    });
+  }
+
+  /** Resolves when everything queued so far has been written (or its failure reported). */
   flush(): Promise<void> {
     return this.scheduled ?? this.inFlight;
   }
 
   private schedule(): void {
     if (this.scheduled) return;
-    const previous = this.inFlight;
-    const next = previous.then(() => {
+    // after the current turn of the event loop: what every run does in it goes out in one batch
+    const next = this.inFlight.then(nextTurn).then(() => {
       this.scheduled = null;
-      const batch = { nodeRuns: this.nodeRuns, logs: this.logs, outputs: this.outputs };
+      const transitions = this.transitions;
+      const batch = {
+        nodeRuns: this.nodeRuns,
+        logs: this.logs,
+        outputs: this.outputs,
+        transitions: transitions.map((t) => t.transition),
+      };
       this.nodeRuns = [];
       this.logs = [];
       this.outputs = [];
-      return this.store.writeBatch(batch).catch(this.onError);
+      this.transitions = [];
+      return this.store.writeBatch(batch).then(
+        ({ moved }) => {
+          const movedIds = new Set(moved);
+          for (const t of transitions) t.settle(movedIds.has(t.transition.id));
+        },
+        async (e: unknown) => {
+          this.onError(e);
+          for (const { transition: t, settle, fail } of transitions) {
+            await this.store.transition(t.id, t.from, t.to, t.fields).then(settle, fail);
+          }
+        },
+      );
     });
     this.scheduled = next;
     this.inFlight = next;

@@ -2,6 +2,7 @@ import type { SluiceEvents } from "../events.js";
 import type { Logger } from "../logger.js";
 import type { SluiceEventMap } from "../model/event.js";
 import type { Hook, HookEvent } from "../model/hook.js";
+import type { Pipeline } from "../model/pipeline.js";
 import type { LogLevel } from "../model/run.js";
 import type { Store } from "../store/ports.js";
 import { defaultHttpClient, type HttpClient } from "../engine/http/http-client.js";
@@ -14,6 +15,8 @@ export interface HookDispatcherDeps {
   logger: Logger;
   /** Writes a line into the run's log (delivery results); absent for events without a run. */
   appendRunLog?: (runId: string, level: LogLevel, message: string) => Promise<void>;
+  /** The pipeline a run executing in this process runs (its hooks are those of that version); read otherwise. */
+  executingPipeline?: (runId: string) => Pipeline | undefined;
   /** Outbound HTTP; default the engine's SSRF-guarded client (no link-local or cloud-metadata addresses). */
   http?: HttpClient;
   timeoutMs?: number;
@@ -91,7 +94,8 @@ export class HookDispatcher {
     pipelineId: string,
     facts: Partial<HookPayload> & { timestamp: string },
   ): Promise<void> {
-    const pipeline = await this.deps.store.pipelines.get(pipelineId);
+    const executing = facts.run_id ? this.deps.executingPipeline?.(facts.run_id) : undefined;
+    const pipeline = executing ?? (await this.deps.store.pipelines.get(pipelineId));
     if (!pipeline) return;
     // numbered as in the pipeline (1-based): logs name a hook by number and origin, never by its full URL
     const hooks = pipeline.hooks

@@ -174,6 +174,7 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
     logger,
     http: network.http,
     appendRunLog: (runId, level, message) => runs.appendLog(runId, level, message),
+    executingPipeline: (runId) => executor.pipelineOf(runId),
   });
 
   const sluice: Sluice = {

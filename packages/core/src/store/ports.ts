@@ -199,6 +199,23 @@ export interface NodeOutputRecord {
   data: unknown;
 }
 
+/** A status change of a run, applied only when the run's status is one of `from` (see `RunStore.transition`). */
+export interface RunTransition {
+  id: string;
+  from: readonly RunStatus[];
+  to: RunStatus;
+  fields: { error?: string | null; started_at?: string | null; finished_at?: string | null; owner?: string | null };
+}
+
+/** What the executor writes in one transaction: node-run states, log lines, node outputs and run transitions. */
+export interface RunStateBatch {
+  nodeRuns: readonly NodeRun[];
+  logs: readonly LogEntry[];
+  outputs: readonly NodeOutputRecord[];
+  /** Applied after the rest; the ids of those that moved are returned. */
+  transitions?: readonly RunTransition[];
+}
+
 /** Runs, node runs, logs, persisted node outputs and the dead-letter queue (docs/runs.md). */
 export interface RunStore {
   insert(runs: readonly Run[]): Promise<void>;
@@ -221,18 +238,12 @@ export interface RunStore {
    * Sets status (and the given fields) when the run's status is one of `from`; false when it was not (so racing
    * writers cannot overwrite a cancel or a finish).
    */
-  transition(
-    id: string,
-    from: readonly RunStatus[],
-    to: RunStatus,
-    fields?: { error?: string | null; started_at?: string | null; finished_at?: string | null; owner?: string | null },
-  ): Promise<boolean>;
-  /** Upserts node runs and appends logs in one transaction (the executor's batched write). */
-  writeBatch(batch: {
-    nodeRuns: readonly NodeRun[];
-    logs: readonly LogEntry[];
-    outputs: readonly NodeOutputRecord[];
-  }): Promise<void>;
+  transition(id: string, from: readonly RunStatus[], to: RunStatus, fields?: RunTransition["fields"]): Promise<boolean>;
+  /**
+   * The executor's batched write, in one transaction: upserts node runs (the last state of each), appends logs,
+   * upserts outputs, then applies the transitions; returns the ids of the runs whose transition applied.
+   */
+  writeBatch(batch: RunStateBatch): Promise<{ moved: string[] }>;
   nodeRuns(runId: string): Promise<NodeRun[]>;
   /** The node runs of several runs in one query, each run's in the order `nodeRuns` gives them. */
   nodeRunsOfRuns(runIds: readonly string[]): Promise<NodeRun[]>;

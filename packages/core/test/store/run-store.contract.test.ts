@@ -78,6 +78,25 @@ describe.each(dialects)("%s run store contract", (dialect) => {
     expect((await b.runs.get("tr-1"))?.status).toBe("cancelled");
   });
 
+  it(`${dialect}: a batch applies its transitions after its node runs and names the runs that moved`, async () => {
+    await a.runs.insert([run("bt-1", { pipeline_id: "p-bt" }), run("bt-2", { pipeline_id: "p-bt" })]);
+    await a.runs.transition("bt-1", ["pending"], "running", { started_at: t0 });
+    const result = await a.runs.writeBatch({
+      nodeRuns: [],
+      logs: [{ run_id: "bt-1", node_id: null, level: "info", message: "done", timestamp: t0 }],
+      outputs: [],
+      transitions: [
+        { id: "bt-1", from: ["running"], to: "success", fields: { finished_at: t0, owner: null } },
+        // bt-2 is still pending: a finish must not overwrite it
+        { id: "bt-2", from: ["running"], to: "failed", fields: { error: "x", finished_at: t0 } },
+      ],
+    });
+    expect(result.moved).toEqual(["bt-1"]);
+    expect(await b.runs.get("bt-1")).toMatchObject({ status: "success", finished_at: t0 });
+    expect(await b.runs.get("bt-2")).toMatchObject({ status: "pending", error: null, finished_at: null });
+    expect((await b.runs.logs("bt-1")).map((l) => l.message)).toEqual(["done"]);
+  });
+
   it(`${dialect}: batched node runs upsert (last state wins), logs keep order and filter, outputs round-trip`, async () => {
     const nr: NodeRun = {
       id: "nr-1",

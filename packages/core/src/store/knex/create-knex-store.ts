@@ -9,6 +9,8 @@ import type { Dialect } from "./dialects/dialect.js";
 import { migrateLatest, releaseMigrationLock } from "./migrate-database.js";
 import { createPipelineStore } from "./pipeline-store.js";
 import { createRunStore } from "./run-store.js";
+import { sqlitePipelineStore, sqliteRunStore } from "./sqlite-hot-path.js";
+import { SqliteStatements } from "./sqlite-statements.js";
 import { createInsightStore } from "./insight-store.js";
 import { createLeaseStore } from "./lease-store.js";
 import { createWebhookStore } from "./webhook-store.js";
@@ -34,12 +36,16 @@ export interface KnexStore extends Store {
 export async function createKnexStore(database: string): Promise<KnexStore> {
   const { knex, parsed, dialect } = await openKnex(database);
   await migrateOrClose(knex, dialect);
+  const pipelines = createPipelineStore(knex);
+  const runs = createRunStore(knex, dialect);
+  // SQLite runs its hot statements through better-sqlite3 directly (prepared once)
+  const sqlite = parsed.dialect === "sqlite" ? new SqliteStatements(knex) : null;
   return {
     dialect: parsed.dialect,
     filePath: parsed.filePath,
     knex,
-    pipelines: createPipelineStore(knex),
-    runs: createRunStore(knex, dialect),
+    pipelines: sqlite ? sqlitePipelineStore(pipelines, sqlite) : pipelines,
+    runs: sqlite ? sqliteRunStore(runs, sqlite) : runs,
     system: createSystemStore(knex, dialect),
     insights: createInsightStore(knex),
     leases: createLeaseStore(knex),

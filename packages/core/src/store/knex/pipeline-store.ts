@@ -26,7 +26,7 @@ function toColumns(p: Pipeline) {
   };
 }
 
-function fromRow(row: Row): Pipeline {
+export function pipelineFromRow(row: Row): Pipeline {
   const definition = parseJson<PipelineDefinition>(row.body, {} as PipelineDefinition);
   return {
     id: toStr(row.id),
@@ -107,7 +107,7 @@ export function createPipelineStore(knex: Knex): PipelineStore {
     },
     async get(id) {
       const row = (await knex("pipelines").where({ id }).first()) as Row | undefined;
-      return row ? fromRow(row) : null;
+      return row ? pipelineFromRow(row) : null;
     },
     async list(page?: PageRequest) {
       const totalRow = (await knex("pipelines").count({ n: "*" }).first()) as Row | undefined;
@@ -154,7 +154,7 @@ export function createPipelineStore(knex: Knex): PipelineStore {
       const rows = (await knex("pipelines")
         .select("id", "body", "created_at", "updated_at")
         .orderBy("created_at", "desc")) as Row[];
-      return rows.map(fromRow);
+      return rows.map(pipelineFromRow);
     },
     async listDependencyRefs() {
       const rows = (await knex("pipelines").select("id", "name", "body")) as Row[];

@@ -10,7 +10,7 @@ type DbRow = Record<string, unknown>;
 /** Rows per multi-row INSERT (stays below SQLite's bound-variable limit for the widest table). */
 const INSERT_CHUNK = 200;
 
-const RUN_COLUMNS = [
+export const RUN_COLUMNS = [
   "id",
   "pipeline_id",
   "status",
@@ -22,7 +22,7 @@ const RUN_COLUMNS = [
   "finished_at",
 ];
 
-function runFromRow(row: DbRow): Run {
+export function runFromRow(row: DbRow): Run {
   return {
     id: toStr(row.id),
     pipeline_id: toStr(row.pipeline_id),
@@ -36,7 +36,7 @@ function runFromRow(row: DbRow): Run {
   };
 }
 
-function nodeRunFromRow(row: DbRow): NodeRun {
+export function nodeRunFromRow(row: DbRow): NodeRun {
   return {
     id: toStr(row.id),
     run_id: toStr(row.run_id),
@@ -122,43 +122,44 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
     },
 
     async claimPending(owner, limit, nowIso) {
-      if (!dialect.supportsSkipLocked) {
-        // SQLite: one UPDATE … RETURNING is atomic (a read-then-write transaction could not upgrade its lock)
-        const rows = (await knex.raw(
-          `update runs set status = 'running', owner = ?, heartbeat_at = ?, started_at = ?, finished_at = null, error = null
-           where status = 'pending' and id in (select id from runs where status = 'pending' order by created_at, id limit ?)
-           returning ${RUN_COLUMNS.join(", ")}`,
-          [owner, nowIso, nowIso, limit],
-        )) as DbRow[];
-        return rows
-          .map((row): ClaimedRun => ({ ...runFromRow(row), owner }))
-          .sort((x, y) => x.created_at.localeCompare(y.created_at) || x.id.localeCompare(y.id));
-      }
-      return knex.transaction(async (trx) => {
-        // PostgreSQL/MySQL: concurrent executors skip each other's locked rows
-        const pick = trx("runs")
+      const claimed = {
+        status: "running",
+        owner,
+        heartbeat_at: nowIso,
+        started_at: nowIso,
+        finished_at: null,
+        error: null,
+      };
+      const oldest = (db: Knex | Knex.Transaction) => {
+        const pick = db("runs")
           .select("id")
           .where({ status: "pending" })
           .orderBy([{ column: "created_at" }, { column: "id" }])
-          .limit(limit)
-          .forUpdate()
-          .skipLocked();
-        const ids = ((await pick) as DbRow[]).map((r) => toStr(r.id));
+          .limit(limit);
+        // PostgreSQL/MySQL: concurrent executors skip each other's locked rows
+        return dialect.supportsSkipLocked ? pick.forUpdate().skipLocked() : pick;
+      };
+      const inClaimOrder = (rows: DbRow[]) =>
+        rows
+          .map((row): ClaimedRun => ({ ...runFromRow(row), owner }))
+          .sort((x, y) => x.created_at.localeCompare(y.created_at) || x.id.localeCompare(y.id));
+      if (dialect.supportsUpdateReturning) {
+        // one statement, one round trip, atomic (on SQLite a read-then-write transaction could not upgrade its lock)
+        const rows = (await knex("runs")
+          .whereIn("id", oldest(knex))
+          .where({ status: "pending" })
+          .update(claimed, RUN_COLUMNS)) as unknown as DbRow[];
+        return inClaimOrder(rows);
+      }
+      return knex.transaction(async (trx) => {
+        const ids = ((await oldest(trx)) as DbRow[]).map((r) => toStr(r.id));
         if (ids.length === 0) return [];
-        await trx("runs").whereIn("id", ids).where({ status: "pending" }).update({
-          status: "running",
-          owner,
-          heartbeat_at: nowIso,
-          started_at: nowIso,
-          finished_at: null,
-          error: null,
-        });
+        await trx("runs").whereIn("id", ids).where({ status: "pending" }).update(claimed);
         const rows = (await trx("runs")
           .select(RUN_COLUMNS)
           .whereIn("id", ids)
-          .where({ status: "running", owner })
-          .orderBy([{ column: "created_at" }, { column: "id" }])) as DbRow[];
-        return rows.map((row): ClaimedRun => ({ ...runFromRow(row), owner }));
+          .where({ status: "running", owner })) as DbRow[];
+        return inClaimOrder(rows);
       });
     },
 
@@ -212,9 +213,10 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
       return changed > 0;
     },
 
-    async writeBatch({ nodeRuns, logs, outputs }) {
-      if (nodeRuns.length === 0 && logs.length === 0 && outputs.length === 0) return;
-      await knex.transaction(async (trx) => {
+    async writeBatch({ nodeRuns, logs, outputs, transitions = [] }) {
+      if (nodeRuns.length === 0 && logs.length === 0 && outputs.length === 0 && transitions.length === 0)
+        return { moved: [] };
+      return knex.transaction(async (trx) => {
         // one node run can appear several times in a batch (running, then success): keep the last state
         const latest = new Map<string, NodeRun>();
         for (const nr of nodeRuns) latest.set(nr.id, nr);
@@ -236,18 +238,35 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
             timestamp: l.timestamp,
           })),
         );
+        // one upsert for all outputs; a key twice in it would make PostgreSQL refuse it, so the last one wins
+        const createdAt = new Date().toISOString();
+        const byKey = new Map<string, DbRow>();
         for (const o of outputs) {
+          const row = {
+            run_id: o.run_id,
+            node_id: o.node_id,
+            kind: o.kind,
+            data: JSON.stringify(o.data),
+            created_at: createdAt,
+          };
+          byKey.set(JSON.stringify([o.run_id, o.node_id, o.kind]), row);
+        }
+        const outputRows = [...byKey.values()];
+        for (let i = 0; i < outputRows.length; i += INSERT_CHUNK) {
           await trx("node_outputs")
-            .insert({
-              run_id: o.run_id,
-              node_id: o.node_id,
-              kind: o.kind,
-              data: JSON.stringify(o.data),
-              created_at: new Date().toISOString(),
-            })
+            .insert(outputRows.slice(i, i + INSERT_CHUNK))
             .onConflict(["run_id", "node_id", "kind"])
             .merge(["data", "created_at"]);
         }
+        const moved: string[] = [];
+        for (const t of transitions) {
+          const changed = await trx("runs")
+            .where({ id: t.id })
+            .whereIn("status", [...t.from])
+            .update({ status: t.to, ...t.fields });
+          if (changed > 0) moved.push(t.id);
+        }
+        return { moved };
       });
     },
 

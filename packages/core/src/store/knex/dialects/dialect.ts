@@ -10,6 +10,8 @@ export interface Dialect {
   sizeBytes(knex: Knex): Promise<number>;
   /** Whether `SELECT … FOR UPDATE SKIP LOCKED` can be used to claim rows. */
   readonly supportsSkipLocked: boolean;
+  /** Whether `UPDATE … RETURNING` exists (claiming runs in one statement). */
+  readonly supportsUpdateReturning: boolean;
   /**
    * The database-wide lock that lets one process at a time migrate, taken on the session `conn` without waiting:
    * false while another session holds it. A session that ends (a crashed process) frees it, unlike knex's lock row.

@@ -7,6 +7,7 @@ const MIGRATION_LOCK_NAME = "concat('sluice_migrations:', database())";
 export const mysqlDialect: Dialect = {
   name: "mysql",
   supportsSkipLocked: true,
+  supportsUpdateReturning: false,
   migrationMutex: {
     async tryLock(knex, conn) {
       const [rows] = (await knex.raw(`select get_lock(${MIGRATION_LOCK_NAME}, 0) as ok`).connection(conn)) as [

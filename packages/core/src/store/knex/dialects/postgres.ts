@@ -7,6 +7,7 @@ const MIGRATION_LOCK_KEY = "8317151707346042880"; // the bytes of "sluice", as a
 export const postgresDialect: Dialect = {
   name: "postgres",
   supportsSkipLocked: true,
+  supportsUpdateReturning: true,
   migrationMutex: {
     async tryLock(knex, conn) {
       const result = (await knex.raw(`select pg_try_advisory_lock(${MIGRATION_LOCK_KEY}) as ok`).connection(conn)) as {

@@ -9,6 +9,7 @@ interface SqliteConnection {
 export const sqliteDialect: Dialect = {
   name: "sqlite",
   supportsSkipLocked: false,
+  supportsUpdateReturning: true,
   knexConfig(filePath) {
     return {
       client: "better-sqlite3",

@@ -1,0 +1,126 @@
+import type { NodeRun } from "../../model/run.js";
+import type { ClaimedRun, PipelineStore, RunStore, RunTransition } from "../ports.js";
+import { pipelineFromRow } from "./pipeline-store.js";
+import { nodeRunFromRow, RUN_COLUMNS, runFromRow } from "./run-store.js";
+import type { Prepare, SqliteStatements } from "./sqlite-statements.js";
+
+type DbRow = Record<string, unknown>;
+
+const SELECT_RUN = `select ${RUN_COLUMNS.join(", ")} from runs where id = ?`;
+const INSERT_RUN =
+  "insert into runs (id, pipeline_id, status, trigger, params, error, created_at, started_at, finished_at, owner, " +
+  "heartbeat_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, null, null)";
+// one UPDATE … RETURNING is atomic (a read-then-write transaction could not upgrade its lock)
+const CLAIM =
+  "update runs set status = 'running', owner = ?, heartbeat_at = ?, started_at = ?, finished_at = null, error = null " +
+  "where status = 'pending' and id in (select id from runs where status = 'pending' order by created_at, id limit ?) " +
+  `returning ${RUN_COLUMNS.join(", ")}`;
+const UPSERT_NODE_RUN =
+  "insert into node_runs (id, run_id, node_id, status, attempt, row_count, duration_ms, started_at, finished_at, " +
+  "error) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (id) do update set status = excluded.status, " +
+  "attempt = excluded.attempt, row_count = excluded.row_count, duration_ms = excluded.duration_ms, " +
+  "started_at = excluded.started_at, finished_at = excluded.finished_at, error = excluded.error";
+const INSERT_LOG = "insert into run_logs (run_id, node_id, level, message, timestamp) values (?, ?, ?, ?, ?)";
+const UPSERT_OUTPUT =
+  "insert into node_outputs (run_id, node_id, kind, data, created_at) values (?, ?, ?, ?, ?) " +
+  "on conflict (run_id, node_id, kind) do update set data = excluded.data, created_at = excluded.created_at";
+const SELECT_NODE_RUNS = "select * from node_runs where run_id = ? order by id";
+const SELECT_PIPELINE = "select * from pipelines where id = ?";
+
+/** Field names a transition may set (RunTransition["fields"]): the only text that reaches its SQL. */
+const TRANSITION_FIELDS = new Set(["error", "started_at", "finished_at", "owner"]);
+
+/**
+ * The SQLite run store: the statements of every run (queue, claim, state writes, finish, read back) through
+ * cached prepared statements ({@link SqliteStatements}); everything else as the knex store does it.
+ */
+export function sqliteRunStore(base: RunStore, sqlite: SqliteStatements): RunStore {
+  return {
+    ...base,
+
+    insert: (runs) =>
+      sqlite.transaction((prepare) => {
+        const insert = prepare(INSERT_RUN);
+        for (const r of runs) {
+          insert.run(
+            r.id,
+            r.pipeline_id,
+            r.status,
+            r.trigger,
+            JSON.stringify(r.params),
+            r.error,
+            r.created_at,
+            r.started_at,
+            r.finished_at,
+          );
+        }
+      }),
+
+    get: (id) =>
+      sqlite.use((prepare) => {
+        const row = prepare(SELECT_RUN).get(id) as DbRow | undefined;
+        return row ? runFromRow(row) : null;
+      }),
+
+    claimPending: (owner, limit, nowIso) =>
+      sqlite.use((prepare) =>
+        (prepare(CLAIM).all(owner, nowIso, nowIso, limit) as DbRow[])
+          .map((row): ClaimedRun => ({ ...runFromRow(row), owner }))
+          .sort((x, y) => x.created_at.localeCompare(y.created_at) || x.id.localeCompare(y.id)),
+      ),
+
+    transition: (id, from, to, fields = {}) =>
+      sqlite.use((prepare) => applyTransition(prepare, { id, from, to, fields })),
+
+    writeBatch: ({ nodeRuns, logs, outputs, transitions = [] }) =>
+      sqlite.transaction((prepare) => {
+        // one node run can appear several times in a batch (running, then success): keep the last state
+        const latest = new Map<string, NodeRun>();
+        for (const nr of nodeRuns) latest.set(nr.id, nr);
+        const upsertNodeRun = prepare(UPSERT_NODE_RUN);
+        for (const nr of latest.values()) {
+          upsertNodeRun.run(
+            nr.id,
+            nr.run_id,
+            nr.node_id,
+            nr.status,
+            nr.attempt,
+            nr.row_count,
+            nr.duration_ms,
+            nr.started_at,
+            nr.finished_at,
+            nr.error,
+          );
+        }
+        const insertLog = prepare(INSERT_LOG);
+        for (const l of logs) insertLog.run(l.run_id, l.node_id, l.level, l.message, l.timestamp);
+        const upsertOutput = prepare(UPSERT_OUTPUT);
+        const createdAt = new Date().toISOString();
+        for (const o of outputs) upsertOutput.run(o.run_id, o.node_id, o.kind, JSON.stringify(o.data), createdAt);
+        return { moved: transitions.filter((t) => applyTransition(prepare, t)).map((t) => t.id) };
+      }),
+
+    nodeRuns: (runId) => sqlite.use((prepare) => (prepare(SELECT_NODE_RUNS).all(runId) as DbRow[]).map(nodeRunFromRow)),
+  };
+}
+
+/** The SQLite pipeline store: reading a pipeline (every trigger does) through a cached prepared statement. */
+export function sqlitePipelineStore(base: PipelineStore, sqlite: SqliteStatements): PipelineStore {
+  return {
+    ...base,
+    get: (id) =>
+      sqlite.use((prepare) => {
+        const row = prepare(SELECT_PIPELINE).get(id) as DbRow | undefined;
+        return row ? pipelineFromRow(row) : null;
+      }),
+  };
+}
+
+/** `update runs set status = ?, <fields> where id = ? and status in (<from>)`; whether the run moved. */
+function applyTransition(prepare: Prepare, { id, from, to, fields }: RunTransition): boolean {
+  const names = Object.keys(fields).filter((name) => TRANSITION_FIELDS.has(name));
+  const sets = ["status = ?", ...names.map((name) => `${name} = ?`)].join(", ");
+  const sql = `update runs set ${sets} where id = ? and status in (${from.map(() => "?").join(", ")})`;
+  const values = names.map((name) => fields[name as keyof RunTransition["fields"]] ?? null);
+  return prepare(sql).run(to, ...values, id, ...from).changes > 0;
+}
