@@ -13,6 +13,8 @@ export default defineConfig({
     "sandbox/code-runner": "src/sandbox/code-runner.mjs",
     // user SQL on SQLite runs in a worker thread (see engine/db/sqlite-worker.ts)
     "engine/db/sqlite-worker-thread": "src/engine/db/sqlite-worker-thread.mjs",
+    // the server's SQLite database is checkpointed in a worker thread (see store/knex/sqlite-checkpointer.ts)
+    "store/knex/sqlite-checkpoint-thread": "src/store/knex/sqlite-checkpoint-thread.mjs",
   },
   format: ["esm"],
   dts: true,

@@ -1,8 +1,7 @@
 import { fork, type ChildProcess } from "node:child_process";
-import fs from "node:fs";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
+import { bundledScript } from "../bundled-script.js";
 import { SluiceError } from "../errors.js";
 import { dataSetFromRows, type DataSet, type Row } from "../engine/dataset.js";
 import type { LogLevel } from "../model/run.js";
@@ -34,15 +33,6 @@ export interface CodeRunnerPoolOptions {
   readonly warm: number;
   /** Runners at most (busy + idle); further jobs wait for one. */
   readonly max: number;
-}
-
-/** The runner script: next to this file in the source tree, or `sandbox/` beside the bundle in `dist`. */
-function runnerScript(): string {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  const candidates = [path.join(here, "sandbox", "code-runner.js"), path.join(here, "code-runner.mjs")];
-  const found = candidates.find((c) => fs.existsSync(c));
-  if (!found) throw new SluiceError("internal", "the code runner script is missing from the installation");
-  return found;
 }
 
 class Runner {
@@ -183,7 +173,12 @@ export class CodeRunnerPool {
   }
 
   private spawn(): Runner {
-    const script = runnerScript();
+    const script = bundledScript(
+      import.meta.url,
+      "code-runner.mjs",
+      "sandbox/code-runner.js",
+      "the code runner script",
+    );
     // the runner prepares its first isolate for the defaults while it waits for a job
     const child = fork(script, [isolatedVmEntry(), String(DEFAULT_MEMORY_MB), String(MAX_LOG_LINES)], {
       execArgv: runnerExecArgv(script),

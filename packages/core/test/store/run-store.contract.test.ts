@@ -97,6 +97,39 @@ describe.each(dialects)("%s run store contract", (dialect) => {
     expect((await b.runs.logs("bt-1")).map((l) => l.message)).toEqual(["done"]);
   });
 
+  it(`${dialect}: transitions of one batch going the same way each get their own values`, async () => {
+    await a.runs.insert(["bg-1", "bg-2", "bg-3"].map((id) => run(id, { pipeline_id: "p-bg" })));
+    for (const id of ["bg-1", "bg-2"]) await a.runs.transition(id, ["pending"], "running", { started_at: t0 });
+    const finish = (id: string, at: string, error: string | null) => ({
+      id,
+      from: ["running" as const],
+      to: "failed" as const,
+      fields: { error, finished_at: at, owner: null },
+    });
+    const { moved } = await a.runs.writeBatch({
+      nodeRuns: [],
+      logs: [],
+      outputs: [],
+      transitions: [
+        finish("bg-1", "2026-01-01T00:00:01.000Z", "first's error"),
+        finish("bg-2", "2026-01-01T00:00:02.000Z", null),
+        finish("bg-3", "2026-01-01T00:00:03.000Z", "never running"),
+      ],
+    });
+    expect([...moved].sort()).toEqual(["bg-1", "bg-2"]);
+    expect(await b.runs.get("bg-1")).toMatchObject({
+      status: "failed",
+      error: "first's error",
+      finished_at: "2026-01-01T00:00:01.000Z",
+    });
+    expect(await b.runs.get("bg-2")).toMatchObject({
+      status: "failed",
+      error: null,
+      finished_at: "2026-01-01T00:00:02.000Z",
+    });
+    expect(await b.runs.get("bg-3")).toMatchObject({ status: "pending", error: null, finished_at: null });
+  });
+
   it(`${dialect}: batched node runs upsert (last state wins), logs keep order and filter, outputs round-trip`, async () => {
     const nr: NodeRun = {
       id: "nr-1",

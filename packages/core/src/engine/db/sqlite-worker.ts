@@ -1,7 +1,5 @@
-import fs from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
+import { bundledScript } from "../../bundled-script.js";
 import { SluiceError } from "../../errors.js";
 import type { Row } from "../dataset.js";
 
@@ -23,21 +21,6 @@ type FromWorker = { id: number } & (
 );
 
 type Reply<T extends FromWorker["t"]> = Extract<FromWorker, { t: T }>;
-
-/**
- * The worker script: `sqlite-worker-thread.mjs` next to this file in the source tree; in `dist` tsup emits it as
- * `engine/db/sqlite-worker-thread.js` beside the bundle.
- */
-function workerScript(): string {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  const candidates = [
-    path.join(here, "sqlite-worker-thread.mjs"),
-    path.join(here, "engine", "db", "sqlite-worker-thread.js"),
-  ];
-  const found = candidates.find((c) => fs.existsSync(c));
-  if (!found) throw new SluiceError("internal", "the SQLite worker script is missing from the installation");
-  return found;
-}
 
 /** Blob cells arrive as plain Uint8Arrays after the thread hop; the nodes (and the old in-thread code) see Buffers. */
 function restoreBuffers(rows: Row[]): void {
@@ -75,7 +58,15 @@ export class SqliteWorker {
   private terminating = false;
 
   private constructor(filename: string) {
-    this.worker = new Worker(workerScript(), { workerData: { filename } });
+    this.worker = new Worker(
+      bundledScript(
+        import.meta.url,
+        "sqlite-worker-thread.mjs",
+        "engine/db/sqlite-worker-thread.js",
+        "the SQLite worker script",
+      ),
+      { workerData: { filename } },
+    );
     this.worker.on("message", (m: FromWorker) => {
       const waiter = this.waiting.get(m.id);
       this.waiting.delete(m.id);

@@ -10,6 +10,7 @@ import { migrateLatest, releaseMigrationLock } from "./migrate-database.js";
 import { createPipelineStore } from "./pipeline-store.js";
 import { createRunStore } from "./run-store.js";
 import { sqlitePipelineStore, sqliteRunStore } from "./sqlite-hot-path.js";
+import { SqliteCheckpointer } from "./sqlite-checkpointer.js";
 import { SqliteStatements } from "./sqlite-statements.js";
 import { createInsightStore } from "./insight-store.js";
 import { createLeaseStore } from "./lease-store.js";
@@ -38,8 +39,12 @@ export async function createKnexStore(database: string): Promise<KnexStore> {
   await migrateOrClose(knex, dialect);
   const pipelines = createPipelineStore(knex);
   const runs = createRunStore(knex, dialect);
-  // SQLite runs its hot statements through better-sqlite3 directly (prepared once)
+  // SQLite runs its hot statements through better-sqlite3 directly (prepared once) and checkpoints off the event loop
   const sqlite = parsed.dialect === "sqlite" ? new SqliteStatements(knex) : null;
+  const checkpointer =
+    parsed.filePath && parsed.filePath !== ":memory:"
+      ? new SqliteCheckpointer(parsed.filePath, () => void knex.raw("pragma wal_autocheckpoint = 1000").catch(() => {}))
+      : null;
   return {
     dialect: parsed.dialect,
     filePath: parsed.filePath,
@@ -55,7 +60,10 @@ export async function createKnexStore(database: string): Promise<KnexStore> {
     connections: createConnectionStore(knex),
     variables: createVariableStore(knex),
     loginAttempts: createLoginAttemptStore(knex),
-    close: () => knex.destroy(),
+    close: async () => {
+      await knex.destroy();
+      await checkpointer?.close();
+    },
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
 import type { DlqEntry } from "../../model/dlq.js";
 import type { LogLevel, NodeRun, NodeRunStatus, Run, RunStatus, RunTrigger } from "../../model/run.js";
-import type { ClaimedRun, RunStore } from "../ports.js";
+import type { ClaimedRun, RunStore, RunTransition } from "../ports.js";
 import type { Dialect } from "./dialects/dialect.js";
 import { countOf, parseJson, toBool, toInt, toNullableStr, toStr } from "./rows.js";
 
@@ -71,6 +71,49 @@ async function insertChunked(db: Knex | Knex.Transaction, table: string, rows: r
 }
 
 export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
+  /**
+   * Applies transitions; returns the ids of the runs that moved. Where `UPDATE … RETURNING` exists, the transitions
+   * of a batch that go the same way (same target, same states from, same fields) are one statement, each run's
+   * values picked by `case id when … then … end`.
+   */
+  async function applyTransitions(trx: Knex.Transaction, transitions: readonly RunTransition[]): Promise<string[]> {
+    const moved: string[] = [];
+    if (!dialect.supportsUpdateReturning) {
+      for (const t of transitions) {
+        const changed = await trx("runs")
+          .where({ id: t.id })
+          .whereIn("status", [...t.from])
+          .update({ status: t.to, ...t.fields });
+        if (changed > 0) moved.push(t.id);
+      }
+      return moved;
+    }
+    const groups = new Map<string, RunTransition[]>();
+    for (const t of transitions) {
+      const key = JSON.stringify([t.to, [...t.from].sort(), Object.keys(t.fields).sort()]);
+      groups.set(key, [...(groups.get(key) ?? []), t]);
+    }
+    for (const group of groups.values()) {
+      const { to, from, fields } = group[0]!;
+      const values: Record<string, unknown> = { status: to };
+      for (const name of Object.keys(fields) as (keyof RunTransition["fields"])[]) {
+        values[name] = trx.raw(
+          `case id ${group.map(() => "when ? then ?").join(" ")} end`,
+          group.flatMap((t) => [t.id, t.fields[name] ?? null]),
+        );
+      }
+      const rows = (await trx("runs")
+        .whereIn(
+          "id",
+          group.map((t) => t.id),
+        )
+        .whereIn("status", [...from])
+        .update(values, ["id"])) as unknown as DbRow[];
+      moved.push(...rows.map((r) => toStr(r.id)));
+    }
+    return moved;
+  }
+
   return {
     async insert(runs) {
       await insertChunked(
@@ -258,15 +301,7 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
             .onConflict(["run_id", "node_id", "kind"])
             .merge(["data", "created_at"]);
         }
-        const moved: string[] = [];
-        for (const t of transitions) {
-          const changed = await trx("runs")
-            .where({ id: t.id })
-            .whereIn("status", [...t.from])
-            .update({ status: t.to, ...t.fields });
-          if (changed > 0) moved.push(t.id);
-        }
-        return { moved };
+        return { moved: await applyTransitions(trx, transitions) };
       });
     },
 

@@ -20,7 +20,11 @@ export const sqliteDialect: Dialect = {
         max: 1,
         afterCreate(conn: SqliteConnection, done: (err: Error | null, conn: unknown) => void) {
           try {
-            if (filePath !== ":memory:") conn.pragma("journal_mode = WAL");
+            if (filePath !== ":memory:") {
+              conn.pragma("journal_mode = WAL");
+              // the store checkpoints in a worker thread (SqliteCheckpointer), never inside a commit on the event loop
+              conn.pragma("wal_autocheckpoint = 0");
+            }
             conn.pragma("synchronous = NORMAL");
             conn.pragma("busy_timeout = 5000");
             conn.pragma("foreign_keys = ON");
