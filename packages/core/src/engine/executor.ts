@@ -42,6 +42,8 @@ export class Executor {
   private readonly active = new Map<string, { execution: RunExecution; done: Promise<unknown>; pipeline?: Pipeline }>();
   private readonly hints = new Map<string, Pipeline>();
   private readonly deps: RunExecutionDeps;
+  /** The group commit of every run's state in this process; triggers queue their new runs through it too. */
+  readonly writes: WriteBuffer;
   private running = false;
   private claiming = false;
   private again = false;
@@ -51,10 +53,10 @@ export class Executor {
     this.host = options.instanceId ?? os.hostname();
     this.owner = `${this.host}:${process.pid}:${randomUUID().slice(0, 8)}`;
     // one group commit for the state of every run this executor runs
-    const writes = new WriteBuffer(options.store, (e) =>
+    this.writes = new WriteBuffer(options.store, (e) =>
       options.logger.error(`executor: writing run state failed: ${this.scrubAll((e as Error).message)}`),
     );
-    this.deps = { ...options, registry: options.registry ?? NODE_TYPE_REGISTRY, writes };
+    this.deps = { ...options, registry: options.registry ?? NODE_TYPE_REGISTRY, writes: this.writes };
   }
 
   get activeRunIds(): string[] {
@@ -111,7 +113,9 @@ export class Executor {
       this.again = true;
       return;
     }
-    void this.claimLoop();
+    // claim at the end of this turn of the event loop: runs finishing and triggers arriving in it share one claim
+    this.claiming = true;
+    setImmediate(() => void this.claimLoop());
   }
 
   /** A running run of this process: executing nodes finish, no new node starts. */
@@ -120,7 +124,6 @@ export class Executor {
   }
 
   private async claimLoop(): Promise<void> {
-    this.claiming = true;
     try {
       do {
         this.again = false;

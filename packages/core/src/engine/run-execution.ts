@@ -26,7 +26,7 @@ export const INTERRUPTED = "interrupted";
 /** What a run execution reads and writes in the run store (a dry run passes one that keeps nothing). */
 export type ExecutionStore = Pick<
   RunStore,
-  "writeBatch" | "nodeRuns" | "output" | "deleteOutputs" | "insertDlq" | "transition" | "get"
+  "insert" | "writeBatch" | "nodeRuns" | "output" | "deleteOutputs" | "insertDlq" | "transition" | "get"
 >;
 
 export interface RunExecutionDeps {

@@ -148,7 +148,9 @@ export class SecretScrubber {
     let out = text;
     const pattern = this.compiled();
     if (pattern) out = out.replace(pattern, MASKED_SECRET);
-    out = out.replace(USERINFO, `$1${MASKED_SECRET}@`);
+    // the two patterns cannot match text without "://" or "?"/"&": most run text, skipped without a regex pass
+    if (out.includes("://")) out = out.replace(USERINFO, `$1${MASKED_SECRET}@`);
+    if (!out.includes("?") && !out.includes("&")) return out;
     return out.replace(QUERY_PARAM, (whole, sep: string, name: string, value: string) =>
       value !== "" && value !== MASKED_SECRET && isSecretName(safeDecode(name))
         ? `${sep}${name}=${MASKED_SECRET}`

@@ -1,7 +1,13 @@
-import type { LogEntry, NodeRun } from "../model/run.js";
+import type { LogEntry, NodeRun, Run } from "../model/run.js";
 import type { NodeOutputRecord, RunStore, RunTransition } from "../store/ports.js";
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+interface PendingInsert {
+  runs: readonly Run[];
+  settle: () => void;
+  fail: (e: unknown) => void;
+}
 
 interface PendingTransition {
   transition: RunTransition;
@@ -10,25 +16,27 @@ interface PendingTransition {
 }
 
 /**
- * Group commit of run state. One buffer serves every run an executor runs: node-run states, log lines, node outputs
- * and run transitions queued while a batch is in flight go out together in the next one, in one transaction, so
- * 64 runs finishing at once cost a few transactions, not hundreds. `flush()` resolves once everything queued before
- * it is durable; `transition()` once its batch committed, with whether the run moved.
+ * Group commit of run state. One buffer serves every run of a process: runs just queued, node-run states, log
+ * lines, node outputs and run transitions queued in one turn of the event loop (or while a batch is in flight) go
+ * out together in the next batch, in one transaction, so 64 triggers and runs at once cost a few transactions, not
+ * hundreds. `flush()` resolves once everything queued before it is durable; `insertRuns()` once its runs are;
+ * `transition()` once its batch committed, with whether the run moved.
  *
- * A failed batch is reported to `onError` (its node runs, logs and outputs are lost; the runs go on), and its
- * transitions are applied one by one after it: a run's own status is what must not be lost. One that fails again
- * is rejected, so no run is reported finished that was not recorded finished.
+ * A failed batch is reported to `onError` (its node runs, logs and outputs are lost; the runs go on), and its new
+ * runs and transitions are written one by one after it: a run's own record is what must not be lost. One that
+ * fails again is rejected, so no run is reported queued or finished that was not recorded so.
  */
 export class WriteBuffer {
   private nodeRuns: NodeRun[] = [];
   private logs: LogEntry[] = [];
   private outputs: NodeOutputRecord[] = [];
   private transitions: PendingTransition[] = [];
+  private inserts: PendingInsert[] = [];
   private inFlight: Promise<void> = Promise.resolve();
   private scheduled: Promise<void> | null = null;
 
   constructor(
-    private readonly store: Pick<RunStore, "writeBatch" | "transition">,
+    private readonly store: Pick<RunStore, "writeBatch" | "transition" | "insert">,
     private readonly onError: (e: unknown) => void,
   ) {}
 
@@ -45,6 +53,14 @@ export class WriteBuffer {
   output(record: NodeOutputRecord): void {
     this.outputs.push(record);
     this.schedule();
+  }
+
+  /** Inserts runs just queued (status `pending`); resolves once they are durable. */
+  insertRuns(runs: readonly Run[]): Promise<void> {
+    return new Promise((settle, fail) => {
+      this.inserts.push({ runs, settle, fail });
+      this.schedule();
+    });
   }
 
   /** Applies `transition` after everything queued before it; resolves with whether the run moved. */
@@ -66,7 +82,9 @@ export class WriteBuffer {
     const next = this.inFlight.then(nextTurn).then(() => {
       this.scheduled = null;
       const transitions = this.transitions;
+      const inserts = this.inserts;
       const batch = {
+        runs: inserts.flatMap((i) => i.runs),
         nodeRuns: this.nodeRuns,
         logs: this.logs,
         outputs: this.outputs,
@@ -76,13 +94,16 @@ export class WriteBuffer {
       this.logs = [];
       this.outputs = [];
       this.transitions = [];
+      this.inserts = [];
       return this.store.writeBatch(batch).then(
         ({ moved }) => {
+          for (const i of inserts) i.settle();
           const movedIds = new Set(moved);
           for (const t of transitions) t.settle(movedIds.has(t.transition.id));
         },
         async (e: unknown) => {
           this.onError(e);
+          for (const { runs, settle, fail } of inserts) await this.store.insert(runs).then(settle, fail);
           for (const { transition: t, settle, fail } of transitions) {
             await this.store.transition(t.id, t.from, t.to, t.fields).then(settle, fail);
           }

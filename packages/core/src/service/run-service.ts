@@ -271,7 +271,8 @@ export class RunService {
       started_at: null,
       finished_at: null,
     }));
-    await this.deps.store.runs.insert(runs);
+    // durable before the caller hears of them, in the transaction the executor writes run state in next
+    await this.deps.executor.writes.insertRuns(runs);
     for (const run of runs) {
       this.deps.events.emit("run.created", {
         run_id: run.id,

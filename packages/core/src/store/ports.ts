@@ -207,8 +207,10 @@ export interface RunTransition {
   fields: { error?: string | null; started_at?: string | null; finished_at?: string | null; owner?: string | null };
 }
 
-/** What the executor writes in one transaction: node-run states, log lines, node outputs and run transitions. */
+/** What the executor writes in one transaction: new runs, node-run states, log lines, outputs and transitions. */
 export interface RunStateBatch {
+  /** Runs just queued: inserted first. */
+  runs?: readonly Run[];
   nodeRuns: readonly NodeRun[];
   logs: readonly LogEntry[];
   outputs: readonly NodeOutputRecord[];
@@ -240,8 +242,9 @@ export interface RunStore {
    */
   transition(id: string, from: readonly RunStatus[], to: RunStatus, fields?: RunTransition["fields"]): Promise<boolean>;
   /**
-   * The executor's batched write, in one transaction: upserts node runs (the last state of each), appends logs,
-   * upserts outputs, then applies the transitions; returns the ids of the runs whose transition applied.
+   * The executor's batched write, in one transaction: inserts the new runs, upserts node runs (the last state of
+   * each), appends logs, upserts outputs, then applies the transitions; returns the ids of the runs whose
+   * transition applied.
    */
   writeBatch(batch: RunStateBatch): Promise<{ moved: string[] }>;
   nodeRuns(runId: string): Promise<NodeRun[]>;

@@ -82,6 +82,7 @@ describe.each(dialects)("%s run store contract", (dialect) => {
     await a.runs.insert([run("bt-1", { pipeline_id: "p-bt" }), run("bt-2", { pipeline_id: "p-bt" })]);
     await a.runs.transition("bt-1", ["pending"], "running", { started_at: t0 });
     const result = await a.runs.writeBatch({
+      runs: [run("bt-new", { pipeline_id: "p-bt" })],
       nodeRuns: [],
       logs: [{ run_id: "bt-1", node_id: null, level: "info", message: "done", timestamp: t0 }],
       outputs: [],
@@ -92,6 +93,7 @@ describe.each(dialects)("%s run store contract", (dialect) => {
       ],
     });
     expect(result.moved).toEqual(["bt-1"]);
+    expect(await b.runs.get("bt-new")).toMatchObject({ status: "pending", pipeline_id: "p-bt" });
     expect(await b.runs.get("bt-1")).toMatchObject({ status: "success", finished_at: t0 });
     expect(await b.runs.get("bt-2")).toMatchObject({ status: "pending", error: null, finished_at: null });
     expect((await b.runs.logs("bt-1")).map((l) => l.message)).toEqual(["done"]);

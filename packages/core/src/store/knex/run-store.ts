@@ -66,6 +66,8 @@ function dlqFromRow(row: DbRow): DlqEntry {
   };
 }
 
+const runToRow = (r: Run): DbRow => ({ ...r, params: JSON.stringify(r.params), owner: null, heartbeat_at: null });
+
 async function insertChunked(db: Knex | Knex.Transaction, table: string, rows: readonly DbRow[]): Promise<void> {
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) await db(table).insert(rows.slice(i, i + INSERT_CHUNK));
 }
@@ -116,11 +118,7 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
 
   return {
     async insert(runs) {
-      await insertChunked(
-        knex,
-        "runs",
-        runs.map((r) => ({ ...r, params: JSON.stringify(r.params), owner: null, heartbeat_at: null })),
-      );
+      await insertChunked(knex, "runs", runs.map(runToRow));
     },
 
     async get(id) {
@@ -256,10 +254,10 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
       return changed > 0;
     },
 
-    async writeBatch({ nodeRuns, logs, outputs, transitions = [] }) {
-      if (nodeRuns.length === 0 && logs.length === 0 && outputs.length === 0 && transitions.length === 0)
-        return { moved: [] };
+    async writeBatch({ runs = [], nodeRuns, logs, outputs, transitions = [] }) {
+      if (runs.length + nodeRuns.length + logs.length + outputs.length + transitions.length === 0) return { moved: [] };
       return knex.transaction(async (trx) => {
+        await insertChunked(trx, "runs", runs.map(runToRow));
         // one node run can appear several times in a batch (running, then success): keep the last state
         const latest = new Map<string, NodeRun>();
         for (const nr of nodeRuns) latest.set(nr.id, nr);

@@ -1,4 +1,4 @@
-import type { NodeRun } from "../../model/run.js";
+import type { NodeRun, Run } from "../../model/run.js";
 import type { ClaimedRun, PipelineStore, RunStore, RunTransition } from "../ports.js";
 import { pipelineFromRow } from "./pipeline-store.js";
 import { nodeRunFromRow, RUN_COLUMNS, runFromRow } from "./run-store.js";
@@ -38,23 +38,7 @@ export function sqliteRunStore(base: RunStore, sqlite: SqliteStatements): RunSto
   return {
     ...base,
 
-    insert: (runs) =>
-      sqlite.transaction((prepare) => {
-        const insert = prepare(INSERT_RUN);
-        for (const r of runs) {
-          insert.run(
-            r.id,
-            r.pipeline_id,
-            r.status,
-            r.trigger,
-            JSON.stringify(r.params),
-            r.error,
-            r.created_at,
-            r.started_at,
-            r.finished_at,
-          );
-        }
-      }),
+    insert: (runs) => sqlite.transaction((prepare) => insertRuns(prepare, runs)),
 
     get: (id) =>
       sqlite.use((prepare) => {
@@ -72,8 +56,9 @@ export function sqliteRunStore(base: RunStore, sqlite: SqliteStatements): RunSto
     transition: (id, from, to, fields = {}) =>
       sqlite.use((prepare) => applyTransition(prepare, { id, from, to, fields })),
 
-    writeBatch: ({ nodeRuns, logs, outputs, transitions = [] }) =>
+    writeBatch: ({ runs = [], nodeRuns, logs, outputs, transitions = [] }) =>
       sqlite.transaction((prepare) => {
+        insertRuns(prepare, runs);
         // one node run can appear several times in a batch (running, then success): keep the last state
         const latest = new Map<string, NodeRun>();
         for (const nr of nodeRuns) latest.set(nr.id, nr);
@@ -114,6 +99,23 @@ export function sqlitePipelineStore(base: PipelineStore, sqlite: SqliteStatement
         return row ? pipelineFromRow(row) : null;
       }),
   };
+}
+
+function insertRuns(prepare: Prepare, runs: readonly Run[]): void {
+  const insert = prepare(INSERT_RUN);
+  for (const r of runs) {
+    insert.run(
+      r.id,
+      r.pipeline_id,
+      r.status,
+      r.trigger,
+      JSON.stringify(r.params),
+      r.error,
+      r.created_at,
+      r.started_at,
+      r.finished_at,
+    );
+  }
 }
 
 /** `update runs set status = ?, <fields> where id = ? and status in (<from>)`; whether the run moved. */
