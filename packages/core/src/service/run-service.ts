@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Clock } from "../clock.js";
 import { validatePipelineDefinition } from "../dag/validate-pipeline.js";
 import { notFound, SluiceError } from "../errors.js";
@@ -44,9 +45,14 @@ export interface RunServiceDeps {
 }
 
 const DAY_MS = 86_400_000;
+/** Pipelines whose validation is remembered. */
+const MAX_VALIDATED = 1000;
 
 /** Running pipelines and reading runs (SPEC part 4 "Running pipelines and runs", docs/api.md). */
 export class RunService {
+  /** Validation errors by digest of a pipeline's definition (see `validationErrors`). */
+  private readonly validated = new Map<string, readonly string[]>();
+
   constructor(private readonly deps: RunServiceDeps) {}
 
   /** Queues a run; the executor claims it at once. Invalid graph → 422 with `errors`. */
@@ -289,10 +295,28 @@ export class RunService {
   private async runnablePipeline(pipelineId: string): Promise<Pipeline> {
     const pipeline = await this.deps.store.pipelines.get(pipelineId);
     if (!pipeline) throw notFound("pipeline", pipelineId);
-    const { errors } = validatePipelineDefinition(pipeline, [], this.deps.registry);
+    const errors = this.validationErrors(pipeline);
     if (errors.length > 0)
-      throw new SluiceError("unprocessable", `pipeline '${pipelineId}' cannot run: its graph is invalid`, { errors });
+      throw new SluiceError("unprocessable", `pipeline '${pipelineId}' cannot run: its graph is invalid`, {
+        errors: [...errors],
+      });
     return pipeline;
+  }
+
+  /**
+   * The pipeline's validation errors, computed once per content: validating a 40-node pipeline costs about a
+   * millisecond, and every trigger of an unchanged pipeline would repeat it. Keyed by a digest of the whole
+   * definition, so any change is validated anew.
+   */
+  private validationErrors(pipeline: Pipeline): readonly string[] {
+    const key = createHash("sha256").update(JSON.stringify(pipeline)).digest("base64");
+    let errors = this.validated.get(key);
+    if (!errors) {
+      errors = validatePipelineDefinition(pipeline, [], this.deps.registry).errors;
+      if (this.validated.size >= MAX_VALIDATED) this.validated.delete(this.validated.keys().next().value as string);
+      this.validated.set(key, errors);
+    }
+    return errors;
   }
 
   private async requirePipeline(pipelineId: string): Promise<void> {

@@ -305,6 +305,16 @@ describe("executor", () => {
     await expect(sluice.runs.trigger("nope")).rejects.toMatchObject({ code: "not_found" });
   });
 
+  it("a trigger validates the pipeline as it is now: an update that breaks it is refused, fixing it runs again", async () => {
+    const good = src("x", [{ a: 1 }]);
+    const id = await pipeline({ nodes: [good] });
+    expect((await terminal((await sluice.runs.trigger(id)).id)).status).toBe("success");
+    await sluice.pipelines.update(id, { nodes: [{ id: "x", type: "condition", config: {} }] });
+    await expect(sluice.runs.trigger(id)).rejects.toMatchObject({ code: "unprocessable" });
+    await sluice.pipelines.update(id, { nodes: [good] });
+    expect((await terminal((await sluice.runs.trigger(id)).id)).status).toBe("success");
+  });
+
   it("backfill queues one run per date with the date param; dry run stores nothing", async () => {
     const id = await pipeline({ nodes: [src("s", [{ a: 1 }])], params: { region: "eu" } });
     const ids = await sluice.runs.backfill(id, { start_date: "2026-02-27", end_date: "2026-03-02" });
