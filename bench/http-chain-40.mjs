@@ -21,7 +21,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import {
-  binOf,
+  eachMode,
   createPgDatabase,
   eventCollector,
   httpClient,
@@ -131,9 +131,7 @@ const TARGETS = {
   wsDone: "≤ 12 ms",
 };
 
-const modes = opts.db === "both" ? ["sqlite", "postgres"] : [opts.db];
 const flags = process.argv.slice(2).filter((a, i, all) => !(a === "--db" || all[i - 1] === "--db"));
-const baselineBin = opts.baseline ? binOf(opts.baseline) : null;
 
 function report(mode, results, label) {
   console.log(
@@ -154,33 +152,21 @@ function report(mode, results, label) {
   }
 }
 
-for (const mode of modes) {
-  const results = [];
-  const baseline = [];
-  try {
-    for (let rep = 1; rep <= opts.reps; rep++) {
-      if (baselineBin) baseline.push(await once(mode, rep, baselineBin));
-      results.push(await once(mode, rep));
-    }
-  } catch (e) {
-    if (mode === "postgres" && /ECONNREFUSED|password|does not exist|connect/.test(e.message)) {
-      console.log(`\n${mode}: skipped (${e.message})`);
-      continue;
-    }
-    throw e;
-  }
-  if (baselineBin) report(mode, baseline, `BASELINE (${opts.baseline}) `);
-  report(mode, results, baselineBin ? "THIS CHECKOUT " : "");
-  if (baselineBin) {
+await eachMode(opts, {
+  once,
+  report,
+  compare(mode, results, baseline) {
     const ratios = Object.keys(LABELS).map((k) => {
       const ratio = median(results.map((r) => r.medians[k])) / median(baseline.map((r) => r.medians[k]));
       return `${k} ×${ratio.toFixed(2)}`;
     });
     console.log(`  this/baseline (medians of the medians): ${ratios.join(", ")}`);
-  }
-  console.log(`  server-side timestamps have 1 ms resolution`);
-  console.log(
-    `  server started as: ${results[0].command.replace(/--port \d+/, "--port <free>").replace(/--db \S+/, mode === "sqlite" ? "--db <tmp>/sluice.db" : "--db postgres://postgres@127.0.0.1:5432/<throw-away>")}`,
-  );
-  console.log(`  reproduce: node bench/http-chain-40.mjs --db ${mode}${flags.length ? " " + flags.join(" ") : ""}`);
-}
+  },
+  after(mode, results) {
+    console.log(`  server-side timestamps have 1 ms resolution`);
+    console.log(
+      `  server started as: ${results[0].command.replace(/--port \d+/, "--port <free>").replace(/--db \S+/, mode === "sqlite" ? "--db <tmp>/sluice.db" : "--db postgres://postgres@127.0.0.1:5432/<throw-away>")}`,
+    );
+    console.log(`  reproduce: node bench/http-chain-40.mjs --db ${mode}${flags.length ? " " + flags.join(" ") : ""}`);
+  },
+});

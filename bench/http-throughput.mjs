@@ -30,7 +30,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import {
   ORDER_RULES,
-  binOf,
+  eachMode,
   createPgDatabase,
   eventCollector,
   eventLoopDelay,
@@ -247,32 +247,18 @@ function report(mode, results, label = "") {
   );
 }
 
-const modes = opts.db === "both" ? ["sqlite", "postgres"] : [opts.db];
 const flags = process.argv.slice(2).filter((a, i, all) => !(a === "--db" || all[i - 1] === "--db"));
-const baselineBin = opts.baseline ? binOf(opts.baseline) : null;
-for (const mode of modes) {
-  const results = [];
-  const baseline = [];
-  try {
-    for (let rep = 1; rep <= opts.reps; rep++) {
-      if (baselineBin) baseline.push(await once(mode, rep, baselineBin));
-      results.push(await once(mode, rep));
-    }
-  } catch (e) {
-    if (mode === "postgres" && /ECONNREFUSED|password|does not exist|connect/.test(e.message)) {
-      console.log(`\n${mode}: skipped (${e.message})`);
-      continue;
-    }
-    throw e;
-  }
-  if (baselineBin) report(mode, baseline, `BASELINE (${opts.baseline}) `);
-  report(mode, results, baselineBin ? "THIS CHECKOUT " : "");
-  if (baselineBin) {
+await eachMode(opts, {
+  once,
+  report,
+  compare(mode, results, baseline) {
     const ratio = (k) => median(results.map((r) => r[k])) / median(baseline.map((r) => r[k]));
     console.log(
       `  this/baseline (medians): runs/s ×${ratio("runsPerS").toFixed(2)}, trigger median ×${ratio("trigMedian").toFixed(2)}, ` +
         `RSS peak ×${ratio("rssPeakMiB").toFixed(2)}, event-loop max ×${ratio("eldMax").toFixed(2)}`,
     );
-  }
-  console.log(`  reproduce: node bench/http-throughput.mjs --db ${mode}${flags.length ? " " + flags.join(" ") : ""}`);
-}
+  },
+  after(mode) {
+    console.log(`  reproduce: node bench/http-throughput.mjs --db ${mode}${flags.length ? " " + flags.join(" ") : ""}`);
+  },
+});

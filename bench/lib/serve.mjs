@@ -98,6 +98,39 @@ export function rssSampler(pid, everyMs = 100) {
 export const binOf = (checkout) => path.resolve(checkout, "packages/server-koa/bin/sluice.js");
 
 /**
+ * Runs `once(mode, rep, bin)` `opts.reps` times for each database of `opts.db` (sqlite, postgres or both); with
+ * `opts.baseline` (another built checkout) its server runs
+ * first in each repetition. Then `report(mode, results, label)` for the baseline's results and this checkout's,
+ * `compare(mode, results, baselineResults)` when there is a baseline, and `after(mode, results)`. An unreachable
+ * PostgreSQL skips that mode with a line saying so.
+ */
+export async function eachMode(opts, { once, report, compare, after }) {
+  const { reps, baseline } = opts;
+  const modes = opts.db === "both" ? ["sqlite", "postgres"] : [opts.db];
+  const baselineBin = baseline ? binOf(baseline) : null;
+  for (const mode of modes) {
+    const results = [];
+    const before = [];
+    try {
+      for (let rep = 1; rep <= reps; rep++) {
+        if (baselineBin) before.push(await once(mode, rep, baselineBin));
+        results.push(await once(mode, rep));
+      }
+    } catch (e) {
+      if (mode === "postgres" && /ECONNREFUSED|password|does not exist|connect/.test(e.message)) {
+        console.log(`\n${mode}: skipped (${e.message})`);
+        continue;
+      }
+      throw e;
+    }
+    if (baselineBin) report(mode, before, `BASELINE (${baseline}) `);
+    report(mode, results, baselineBin ? "THIS CHECKOUT " : "");
+    if (baselineBin) compare(mode, results, before);
+    after(mode, results);
+  }
+}
+
+/**
  * Spawns `node [nodeArgs] packages/server-koa/bin/sluice.js serve --host 127.0.0.1 --port P --db DB [serveArgs]`
  * in `dir` (the state directory for server databases; `{dir}/files` is the first default file root for SQLite
  * too, because the database file lives in `dir`). Output goes to `{dir}/server.log`. `bin` replaces this checkout's
