@@ -78,7 +78,8 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
     let corked = false;
     const send = (message: StreamServerMessage) => {
       if (ws.readyState !== ws.OPEN) return;
-      if (ws.bufferedAmount > maxBuffered) {
+      // checked once a turn, before corking: what this turn adds is not yet a client falling behind
+      if (!corked && ws.bufferedAmount > maxBuffered) {
         ws.terminate();
         return;
       }

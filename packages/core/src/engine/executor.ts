@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import os from "node:os";
 import type { Pipeline } from "../model/pipeline.js";
 import type { Run } from "../model/run.js";
-import type { PipelineStore, RunStore } from "../store/ports.js";
+import type { ClaimedRun, PipelineStore, RunStore } from "../store/ports.js";
 import type { NodeTypeRegistry } from "./node-type.js";
 import { NODE_TYPE_REGISTRY } from "./nodes/index.js";
 import { INTERRUPTED, RunExecution, type RunExecutionDeps } from "./run-execution.js";
@@ -11,8 +11,12 @@ import { WriteBuffer } from "./write-buffer.js";
 /** Defaults of `heartbeatMs` / `staleMs` (also of `createSluice`'s options). */
 export const DEFAULT_HEARTBEAT_MS = 5000;
 export const DEFAULT_STALE_MS = 20_000;
-/** Pipelines remembered for runs queued here and not claimed yet. */
+/**
+ * Pipelines remembered for runs queued here and not claimed yet: at most this many, for at most this long (a run
+ * another instance claimed, failed and resumed much later must run the pipeline as it is then).
+ */
 const MAX_HINTS = 10_000;
+const HINT_TTL_MS = 60_000;
 
 export interface ExecutorOptions extends Omit<RunExecutionDeps, "registry" | "store" | "suppressEffects" | "writes"> {
   store: RunStore;
@@ -40,7 +44,7 @@ export class Executor {
   /** The owner id's host part: the host name, or the configured instance id. */
   private readonly host: string;
   private readonly active = new Map<string, { execution: RunExecution; done: Promise<unknown>; pipeline?: Pipeline }>();
-  private readonly hints = new Map<string, Pipeline>();
+  private readonly hints = new Map<string, { pipeline: Pipeline; at: number }>();
   private readonly deps: RunExecutionDeps;
   /** The group commit of every run's state in this process; triggers queue their new runs through it too. */
   readonly writes: WriteBuffer;
@@ -54,7 +58,9 @@ export class Executor {
     this.owner = `${this.host}:${process.pid}:${randomUUID().slice(0, 8)}`;
     // one group commit for the state of every run this executor runs
     this.writes = new WriteBuffer(options.store, (e) =>
-      options.logger.error(`executor: writing run state failed: ${this.scrubAll((e as Error).message)}`),
+      options.logger.error(
+        `executor: writing run state failed: ${this.scrubAll(e instanceof Error ? e.message : String(e))}`,
+      ),
     );
     this.deps = { ...options, registry: options.registry ?? NODE_TYPE_REGISTRY, writes: this.writes };
   }
@@ -104,7 +110,7 @@ export class Executor {
   /** Claims pending runs now. `pipeline` (optional) saves reading it back for a run just queued. */
   wake(hint?: { runId: string; pipeline: Pipeline }): void {
     if (hint) {
-      this.hints.set(hint.runId, hint.pipeline);
+      this.hints.set(hint.runId, { pipeline: hint.pipeline, at: Date.now() });
       // a hint for a run another instance claimed is never used: keep the newest few thousand
       if (this.hints.size > MAX_HINTS) this.hints.delete(this.hints.keys().next().value as string);
     }
@@ -140,9 +146,10 @@ export class Executor {
     }
   }
 
-  private launch(run: Run): void {
-    const hint = this.hints.get(run.id);
+  private launch(run: ClaimedRun): void {
+    const remembered = this.hints.get(run.id);
     this.hints.delete(run.id);
+    const hint = remembered && Date.now() - remembered.at < HINT_TTL_MS ? remembered.pipeline : undefined;
     // a placeholder until the pipeline is loaded, so cancel/interrupt calls in between are not lost
     const pending = { cancelled: false, interrupted: false };
     const placeholder = { cancel: () => (pending.cancelled = true), interrupt: () => (pending.interrupted = true) };
@@ -167,8 +174,8 @@ export class Executor {
         });
         return;
       }
-      // a hinted run was queued by this process a moment ago: it has no node runs of an earlier attempt
-      const execution = new RunExecution(this.deps, run, pipeline, { fresh: hint !== undefined });
+      // a run never attempted before has no node runs to read back
+      const execution = new RunExecution(this.deps, run, pipeline, { fresh: !run.attempted });
       entry.execution = execution;
       entry.pipeline = pipeline;
       if (pending.cancelled) execution.cancel();

@@ -187,6 +187,8 @@ export interface WebhookStore {
 
 export interface ClaimedRun extends Run {
   owner: string;
+  /** Whether node runs of an earlier attempt exist (a resumed run): false lets the executor skip reading them. */
+  attempted: boolean;
 }
 
 /** Persisted node data: `preview` (first 50 rows), `profile`, and `output` (the full DataSet, kept for resume). */

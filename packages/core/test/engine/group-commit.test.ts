@@ -104,4 +104,45 @@ describe("run state written by group commit", () => {
     for (const id of ids) expect((await sluice.runs.get(id)).status).toBe("success");
     expect(errors.some((m) => /writing run state failed: .*run_logs refuses writes/.test(m))).toBe(true);
   }, 60_000);
+
+  it("sqlite: a write the database refuses for one run costs only that run its logs; the others keep theirs", async () => {
+    const db = await createTestDatabase("sqlite");
+    cleanup.push(() => db.drop());
+    const errors: string[] = [];
+    const sluice = await start(db, { ...quiet, error: (message: string) => void errors.push(message) });
+    const node = (id: string) => ({
+      id,
+      type: "transform",
+      config: { rules: [{ type: "add_column", name: "m", expression: "1" }] },
+    });
+    const poisoned = await sluice.pipelines.create({ name: "poisoned", nodes: [node("poison")], edges: [] });
+    const healthy = await sluice.pipelines.create({ name: "healthy", nodes: [node("fine")], edges: [] });
+    const other = await createKnexStore(db.url);
+    await other.knex.raw(
+      "create trigger refuse_poison before insert on run_logs when new.node_id = 'poison' " +
+        "begin select raise(abort, 'poison refused'); end",
+    );
+    await other.close();
+
+    const ended = new Set<string>();
+    sluice.events.on("run.completed", (e) => ended.add(e.run_id));
+    const ids = await Promise.all(
+      Array.from({ length: 10 }, async (_, i) => (await sluice.runs.trigger(i % 2 ? poisoned.id : healthy.id)).id),
+    );
+    const deadline = Date.now() + 30_000;
+    while (ids.some((id) => !ended.has(id)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    for (const [i, id] of ids.entries()) {
+      const run = await sluice.runs.get(id);
+      expect(run.status).toBe("success");
+      const logs = await sluice.runs.logs(id);
+      if (i % 2) {
+        expect(logs.filter((l) => l.node_id === "poison")).toEqual([]);
+      } else {
+        expect(run.node_runs.map((n) => n.status)).toEqual(["success"]);
+        expect(logs.some((l) => l.node_id === "fine" && /completed/.test(l.message))).toBe(true);
+        expect((await sluice.runs.preview(id, "fine")).node_id).toBe("fine");
+      }
+    }
+    expect(errors.some((m) => /poison refused/.test(m))).toBe(true);
+  }, 60_000);
 });

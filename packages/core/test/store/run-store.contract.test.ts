@@ -70,6 +70,32 @@ describe.each(dialects)("%s run store contract", (dialect) => {
     expect((await a.runs.get("alive-1"))?.status).toBe("running");
   });
 
+  it(`${dialect}: a claimed run says whether it has node runs of an earlier attempt (a resume)`, async () => {
+    // other tests' runs may be pending too: claim everything and look at these two
+    await a.runs.insert([run("att-new", { pipeline_id: "p-att" }), run("att-resumed", { pipeline_id: "p-att" })]);
+    await a.runs.writeBatch({
+      nodeRuns: [
+        {
+          id: "att-nr",
+          run_id: "att-resumed",
+          node_id: "n",
+          status: "success",
+          attempt: 1,
+          row_count: 1,
+          duration_ms: 1,
+          started_at: t0,
+          finished_at: t0,
+          error: null,
+        },
+      ],
+      logs: [],
+      outputs: [],
+    });
+    const claimed = await b.runs.claimPending("att-owner", 1000, t0);
+    const byId = new Map(claimed.map((r) => [r.id, r.attempted]));
+    expect([byId.get("att-new"), byId.get("att-resumed")]).toEqual([false, true]);
+  });
+
   it(`${dialect}: transitions only from the expected states`, async () => {
     await a.runs.insert([run("tr-1", { pipeline_id: "p-tr" })]);
     expect(await a.runs.transition("tr-1", ["running"], "success")).toBe(false);

@@ -41,10 +41,18 @@ export async function createKnexStore(database: string): Promise<KnexStore> {
   const runs = createRunStore(knex, dialect);
   // SQLite runs its hot statements through better-sqlite3 directly (prepared once) and checkpoints off the event loop
   const sqlite = parsed.dialect === "sqlite" ? new SqliteStatements(knex) : null;
-  const checkpointer =
-    parsed.filePath && parsed.filePath !== ":memory:"
-      ? new SqliteCheckpointer(parsed.filePath, () => void knex.raw("pragma wal_autocheckpoint = 1000").catch(() => {}))
-      : null;
+  let checkpointer: SqliteCheckpointer | null = null;
+  try {
+    if (parsed.filePath && parsed.filePath !== ":memory:") {
+      checkpointer = new SqliteCheckpointer(parsed.filePath, () => {
+        // SQLite checkpoints inside commits again: slower, never unbounded
+        void knex.raw("pragma wal_autocheckpoint = 1000").catch(() => undefined);
+      });
+    }
+  } catch (e) {
+    await knex.destroy().catch(() => undefined);
+    throw e;
+  }
   return {
     dialect: parsed.dialect,
     filePath: parsed.filePath,

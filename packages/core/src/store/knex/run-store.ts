@@ -10,6 +10,9 @@ type DbRow = Record<string, unknown>;
 /** Rows per multi-row INSERT (stays below SQLite's bound-variable limit for the widest table). */
 const INSERT_CHUNK = 200;
 
+/** Selected with a claimed run: whether it has node runs of an earlier attempt. */
+export const ATTEMPTED = "exists (select 1 from node_runs where node_runs.run_id = runs.id) as attempted";
+
 export const RUN_COLUMNS = [
   "id",
   "pipeline_id",
@@ -64,6 +67,28 @@ function dlqFromRow(row: DbRow): DlqEntry {
     resolved: toBool(row.resolved),
     resolved_at: toNullableStr(row.resolved_at),
   };
+}
+
+/** Bytes of data per multi-row statement: full outputs kept for resume can be large (MySQL's packet limit). */
+const STATEMENT_BYTES = 4 * 1024 * 1024;
+
+/** Consecutive chunks of at most INSERT_CHUNK rows and, unless one row alone is larger, STATEMENT_BYTES. */
+function chunksOfSize<T>(rows: readonly T[], sizeOf: (row: T) => number): T[][] {
+  const chunks: T[][] = [];
+  let chunk: T[] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    const size = sizeOf(row);
+    if (chunk.length > 0 && (chunk.length >= INSERT_CHUNK || bytes + size > STATEMENT_BYTES)) {
+      chunks.push(chunk);
+      chunk = [];
+      bytes = 0;
+    }
+    chunk.push(row);
+    bytes += size;
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks;
 }
 
 const runToRow = (r: Run): DbRow => ({ ...r, params: JSON.stringify(r.params), owner: null, heartbeat_at: null });
@@ -182,14 +207,15 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
       };
       const inClaimOrder = (rows: DbRow[]) =>
         rows
-          .map((row): ClaimedRun => ({ ...runFromRow(row), owner }))
+          .map((row): ClaimedRun => ({ ...runFromRow(row), owner, attempted: toBool(row.attempted) }))
           .sort((x, y) => x.created_at.localeCompare(y.created_at) || x.id.localeCompare(y.id));
       if (dialect.supportsUpdateReturning) {
         // one statement, one round trip, atomic (on SQLite a read-then-write transaction could not upgrade its lock)
         const rows = (await knex("runs")
           .whereIn("id", oldest(knex))
           .where({ status: "pending" })
-          .update(claimed, RUN_COLUMNS)) as unknown as DbRow[];
+          // knex's types take column names only; it puts a raw expression into RETURNING as it is
+          .update(claimed, [...RUN_COLUMNS, knex.raw(ATTEMPTED)] as unknown as string[])) as unknown as DbRow[];
         return inClaimOrder(rows);
       }
       return knex.transaction(async (trx) => {
@@ -197,7 +223,7 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
         if (ids.length === 0) return [];
         await trx("runs").whereIn("id", ids).where({ status: "pending" }).update(claimed);
         const rows = (await trx("runs")
-          .select(RUN_COLUMNS)
+          .select([...RUN_COLUMNS, trx.raw(ATTEMPTED)])
           .whereIn("id", ids)
           .where({ status: "running", owner })) as DbRow[];
         return inClaimOrder(rows);
@@ -297,10 +323,9 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
           };
           byKey.set(JSON.stringify([o.run_id, o.node_id, o.kind]), row);
         }
-        const outputRows = [...byKey.values()];
-        for (let i = 0; i < outputRows.length; i += INSERT_CHUNK) {
+        for (const chunk of chunksOfSize([...byKey.values()], (row) => (row.data as string).length)) {
           await trx("node_outputs")
-            .insert(outputRows.slice(i, i + INSERT_CHUNK))
+            .insert(chunk)
             .onConflict(["run_id", "node_id", "kind"])
             .merge(["data", "created_at"]);
         }

@@ -3,7 +3,7 @@ import { bundledScript } from "../../bundled-script.js";
 
 /** How often the log is copied back, and the size above which it is emptied. */
 const CHECKPOINT_EVERY_MS = 500;
-const TRUNCATE_ABOVE_BYTES = 64 * 1024 * 1024;
+const TRUNCATE_ABOVE_BYTES = 256 * 1024 * 1024;
 
 /**
  * Checkpoints the WAL of the server's SQLite database in a worker thread (`sqlite-checkpoint-thread.mjs`). The

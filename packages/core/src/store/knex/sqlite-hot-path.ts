@@ -1,7 +1,7 @@
 import type { NodeRun, Run } from "../../model/run.js";
 import type { ClaimedRun, PipelineStore, RunStore, RunTransition } from "../ports.js";
 import { pipelineFromRow } from "./pipeline-store.js";
-import { nodeRunFromRow, RUN_COLUMNS, runFromRow } from "./run-store.js";
+import { ATTEMPTED, nodeRunFromRow, RUN_COLUMNS, runFromRow } from "./run-store.js";
 import type { Prepare, SqliteStatements } from "./sqlite-statements.js";
 
 type DbRow = Record<string, unknown>;
@@ -14,7 +14,7 @@ const INSERT_RUN =
 const CLAIM =
   "update runs set status = 'running', owner = ?, heartbeat_at = ?, started_at = ?, finished_at = null, error = null " +
   "where status = 'pending' and id in (select id from runs where status = 'pending' order by created_at, id limit ?) " +
-  `returning ${RUN_COLUMNS.join(", ")}`;
+  `returning ${RUN_COLUMNS.join(", ")}, ${ATTEMPTED}`;
 const UPSERT_NODE_RUN =
   "insert into node_runs (id, run_id, node_id, status, attempt, row_count, duration_ms, started_at, finished_at, " +
   "error) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (id) do update set status = excluded.status, " +
@@ -49,7 +49,7 @@ export function sqliteRunStore(base: RunStore, sqlite: SqliteStatements): RunSto
     claimPending: (owner, limit, nowIso) =>
       sqlite.use((prepare) =>
         (prepare(CLAIM).all(owner, nowIso, nowIso, limit) as DbRow[])
-          .map((row): ClaimedRun => ({ ...runFromRow(row), owner }))
+          .map((row): ClaimedRun => ({ ...runFromRow(row), owner, attempted: Boolean(row.attempted) }))
           .sort((x, y) => x.created_at.localeCompare(y.created_at) || x.id.localeCompare(y.id)),
       ),
 
