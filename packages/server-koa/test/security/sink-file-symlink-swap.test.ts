@@ -40,7 +40,11 @@ const into = (from, to) => {
     catch (e) {
       // the sink's mkdir -p recreated 'd' while it was away: remove it and try again
       if (to !== d || !["EISDIR", "ENOTDIR", "ENOTEMPTY", "EEXIST"].includes(e.code)) throw e;
-      fs.rmSync(d, { recursive: true, force: true });
+      try { fs.rmSync(d, { recursive: true, force: true }); }
+      catch (r) {
+        // the sink wrote into 'd' while it was being removed: the next round removes that too
+        if (!["ENOTEMPTY", "ENOENT"].includes(r.code)) throw r;
+      }
     }
   }
 };
