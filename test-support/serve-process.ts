@@ -50,7 +50,7 @@ export async function spawnServe(
     output: () => out,
     stop: (signal = "SIGTERM") =>
       new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve(child.exitCode);
+        if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
         child.removeAllListeners("exit");
         child.once("exit", (code) => resolve(code));
         child.kill(signal);

@@ -1,39 +1,22 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { createTestDatabase, tempDir, testDialects } from "../../../test-support/databases.js";
+import { spawnServe, type ServeProcess } from "../../../test-support/serve-process.js";
 
-/** The built bin, as an operator runs it (`npm run build -w @sluice/server-koa` first). */
-const BIN = fileURLToPath(new URL("../bin/sluice.js", import.meta.url));
 const HEARTBEAT_MS = 500;
 const STALE_MS = 2000;
-const children: ChildProcess[] = [];
-afterAll(() => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+const servers: ServeProcess[] = [];
+afterAll(async () => {
+  for (const s of servers) await s.stop("SIGKILL");
 });
 
-async function serve(db: string, instanceId: string): Promise<{ child: ChildProcess; url: string }> {
-  const args = ["serve", "--host", "127.0.0.1", "--port", "0", "--no-ui", "--db", db, "--instance-id", instanceId];
-  const child = spawn(process.execPath, [BIN, ...args, "--heartbeat-ms", String(HEARTBEAT_MS)], {
-    cwd: tempDir(),
-    env: { ...process.env, SLUICE_STALE_MS: String(STALE_MS) },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 15_000);
-    child.stdout?.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening on (http:\/\/\S+?)\/api/.exec(out);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`server exited ${code}: ${out}`)));
-  });
-  return { child, url };
+/** The built `sluice serve` (`npm run build -w @sluice/server-koa` first) with short heartbeat and stale limits. */
+async function serve(db: string, instanceId: string): Promise<ServeProcess> {
+  const server = await spawnServe(
+    ["--no-ui", "--db", db, "--instance-id", instanceId, "--heartbeat-ms", String(HEARTBEAT_MS)],
+    { cwd: tempDir(), env: { SLUICE_STALE_MS: String(STALE_MS) }, startTimeoutMs: 15_000 },
+  );
+  servers.push(server);
+  return server;
 }
 
 const api = async <T>(url: string, p: string, json?: unknown): Promise<T> => {
