@@ -41,7 +41,7 @@ function serve(db: string, cwd: string): Promise<Served> {
 const pgAvailable = (await testDialects()).includes("postgres");
 
 describe("two sluice processes on one PostgreSQL database", () => {
-  it.runIf(pgAvailable)("each `* * * * *` slot fires exactly once", { timeout: 150_000 }, async () => {
+  it.runIf(pgAvailable)("each `* * * * *` slot fires exactly once", { timeout: 200_000 }, async () => {
     const db = await createTestDatabase("postgres");
     const cwd = tempDir();
     try {
@@ -58,8 +58,9 @@ describe("two sluice processes on one PostgreSQL database", () => {
       });
       const { id } = (await created.json()) as { id: string };
       expect((await fetch(`${leader.url}/api/pipelines/${id}`)).status).toBe(200);
-      // wait for two slot boundaries after creation
-      const firstSlot = Math.ceil((Date.now() + 1) / 60_000) * 60_000;
+      // wait for two slot boundaries after creation; the first at least 15 s after it, so the leader has certainly
+      // read the new pipeline from the database (created just before a minute boundary, that slot could be missed)
+      const firstSlot = Math.ceil((Date.now() + 15_000) / 60_000) * 60_000;
       const secondSlot = firstSlot + 60_000;
       await new Promise((r) => setTimeout(r, secondSlot - Date.now() + 5_000));
       const client = new pg.Client({ connectionString: db.url });
