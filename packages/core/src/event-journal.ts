@@ -1,38 +1,88 @@
+import type { WriteBuffer } from "./engine/write-buffer.js";
+import { EventLogCursor } from "./event-log-cursor.js";
 import type { SluiceEvents } from "./events.js";
+import type { Logger } from "./logger.js";
 import type { SluiceEventMap } from "./model/event.js";
-import { isTerminalEventType, STREAMED_EVENT_TYPES, type StreamedEvent } from "./model/event-types.js";
+import { STREAMED_EVENT_TYPES, type StreamedEvent, type UnsequencedEvent } from "./model/event-types.js";
+import type { EventLogStore } from "./store/ports.js";
+
+/** Events older than this are deleted from the log (replay is for reconnecting clients; runs keep their state). */
+export const EVENT_RETENTION_MS = 60 * 60 * 1000;
+const PRUNE_EVERY_MS = 60_000;
+/** How often the log is read for other instances' events where nothing wakes the reader (MySQL). */
+const POLL_MS = 500;
+/** Where notifications wake the reader (PostgreSQL), it still reads this often, for a notification lost. */
+const WATCHED_POLL_MS = 5000;
+/** Rows per read of other instances' events. */
+const PAGE = 1000;
+
+export interface EventJournalDeps {
+  events: SluiceEvents;
+  /** The group commit the events are written with (in the same transaction as the run state they describe). */
+  writes: WriteBuffer;
+  log: EventLogStore;
+  /** This process's executor owner id: its own events are delivered at commit, not read back. */
+  origin: string;
+  /** Whether other processes write the log too (PostgreSQL, MySQL): then their events are read and delivered. */
+  shared: boolean;
+  logger: Logger;
+}
 
 /**
- * Numbers every streamed event and keeps the recent ones per run, so a client that reconnects can ask for a run's
- * events after the last sequence number it saw and never miss a terminal status. Bounded: at most `perRun` events
- * per run (the terminal event is always kept) and `maxRuns` runs.
+ * The streamed events of every instance on the database (docs/events.md). Events of this process are appended to
+ * the shared event log in the group commit of the run state they describe, and delivered to subscribers once
+ * committed, numbered by the log (`seq`, one sequence for all instances). Where other instances write the log too,
+ * their events are read from it (woken by PostgreSQL notifications, or polled on MySQL) and delivered as well, so a
+ * client of any instance sees every run. The log is what `since` replays, whichever instance a client reconnects to.
  */
 export class EventJournal {
   private seq = 0;
-  private readonly byRun = new Map<string, StreamedEvent[]>();
   private readonly listeners = new Set<(e: StreamedEvent) => void>();
   private readonly unsubscribers: (() => void)[] = [];
+  private readonly timers: NodeJS.Timeout[] = [];
+  private cursor: EventLogCursor | null = null;
+  private watch: { close(): Promise<void> } | null = null;
+  private reading = false;
+  private readAgain = false;
+  private stopped = false;
 
-  constructor(
-    private readonly events: SluiceEvents,
-    private readonly limits: { perRun: number; maxRuns: number } = { perRun: 2000, maxRuns: 500 },
-  ) {}
+  constructor(private readonly deps: EventJournalDeps) {}
 
-  start(): void {
+  async start(): Promise<void> {
+    this.seq = await this.deps.log.lastSeq();
     for (const type of STREAMED_EVENT_TYPES) {
-      const fn = (payload: SluiceEventMap[typeof type]) =>
-        this.record({ ...payload, type, seq: ++this.seq } as StreamedEvent);
-      this.events.on(type, fn as never);
-      this.unsubscribers.push(() => this.events.off(type, fn as never));
+      const fn = (payload: SluiceEventMap[typeof type]) => {
+        const event = { ...payload, type } as UnsequencedEvent;
+        this.deps.writes.event({ origin: this.deps.origin, event }, (seq) =>
+          this.deliver({ ...event, seq } as StreamedEvent),
+        );
+      };
+      this.deps.events.on(type, fn as never);
+      this.unsubscribers.push(() => this.deps.events.off(type, fn as never));
     }
+    this.every(PRUNE_EVERY_MS, () => this.prune());
+    if (!this.deps.shared) return;
+    this.cursor = new EventLogCursor(this.seq);
+    const { watch } = this.deps.log;
+    if (watch) {
+      this.watch = await watch(
+        this.deps.origin,
+        () => this.read(),
+        (e) => this.deps.logger.warn(`event log: listening failed, reconnecting: ${(e as Error).message}`),
+      );
+    }
+    this.every(this.watch ? WATCHED_POLL_MS : POLL_MS, () => this.read());
   }
 
-  stop(): void {
+  async stop(): Promise<void> {
+    this.stopped = true;
     for (const off of this.unsubscribers.splice(0)) off();
+    for (const t of this.timers.splice(0)) clearInterval(t);
+    await this.watch?.close();
     this.listeners.clear();
   }
 
-  /** The latest sequence number handed out. */
+  /** The latest sequence number delivered. */
   get lastSeq(): number {
     return this.seq;
   }
@@ -42,26 +92,62 @@ export class EventJournal {
     return () => this.listeners.delete(listener);
   }
 
-  /** Buffered events of a run with `seq > since`, in order. */
-  since(runId: string, since: number): StreamedEvent[] {
-    return (this.byRun.get(runId) ?? []).filter((e) => e.seq > since);
+  /** A run's events with `seq > since`, oldest first, from the shared log (whichever instance executed it). */
+  since(runId: string, since: number): Promise<StreamedEvent[]> {
+    return this.deps.log.ofRun(runId, since);
   }
 
-  private record(event: StreamedEvent): void {
-    let list = this.byRun.get(event.run_id);
-    if (!list) {
-      list = [];
-      this.byRun.set(event.run_id, list);
-      if (this.byRun.size > this.limits.maxRuns) {
-        const oldest = this.byRun.keys().next().value;
-        if (oldest !== undefined) this.byRun.delete(oldest);
-      }
-    }
-    list.push(event);
-    if (list.length > this.limits.perRun) {
-      const dropAt = list.findIndex((e) => !isTerminalEventType(e.type));
-      list.splice(dropAt === -1 ? 0 : dropAt, 1);
-    }
+  private deliver(event: StreamedEvent): void {
+    if (this.cursor && !this.cursor.see(event.seq)) return;
+    if (event.seq > this.seq) this.seq = event.seq;
     for (const listener of this.listeners) listener(event);
+  }
+
+  /** Reads and delivers other instances' new events; one read at a time, another right after if woken meanwhile. */
+  private read(): void {
+    if (this.reading) {
+      this.readAgain = true;
+      return;
+    }
+    this.reading = true;
+    void (async () => {
+      try {
+        do {
+          this.readAgain = false;
+          await this.readPages();
+        } while (this.readAgain && !this.stopped);
+      } catch (e) {
+        this.deps.logger.warn(`event log: reading other instances' events failed: ${(e as Error).message}`);
+      } finally {
+        this.reading = false;
+      }
+    })();
+  }
+
+  private async readPages(): Promise<void> {
+    const cursor = this.cursor;
+    if (!cursor) return;
+    let after = cursor.floor;
+    for (;;) {
+      const page = await this.deps.log.after(after, this.deps.origin, PAGE);
+      for (const event of page) this.deliver(event);
+      if (page.length < PAGE || this.stopped) break;
+      after = page[page.length - 1]!.seq;
+    }
+    cursor.advance(Date.now());
+  }
+
+  private async prune(): Promise<void> {
+    await this.deps.log.prune(new Date(Date.now() - EVENT_RETENTION_MS).toISOString());
+  }
+
+  private every(ms: number, fn: () => unknown): void {
+    const t = setInterval(() => {
+      Promise.resolve()
+        .then(fn)
+        .catch((e: unknown) => this.deps.logger.warn(`event log: ${(e as Error).message}`));
+    }, ms);
+    t.unref();
+    this.timers.push(t);
   }
 }

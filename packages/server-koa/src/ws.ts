@@ -1,7 +1,6 @@
 import {
   describeIssues,
   isSluiceError,
-  isTerminalEventType,
   OPERATIONS,
   StreamClientMessageSchema,
   type Sluice,
@@ -93,8 +92,12 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
       }
       ws.send(JSON.stringify(message));
     };
+    // while a subscription's replay is read from the event log, live events of that run wait, then follow it
+    let held: StreamedEvent[] | null = null;
     const unsubscribe = sluice.journal.subscribe((event) => {
-      if (matches(filter, event)) send(event);
+      if (!matches(filter, event)) return;
+      if (held) held.push(event);
+      else send(event);
     });
     ws.on("pong", () => alive.set(ws, true));
     ws.on("close", () => {
@@ -117,12 +120,21 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
           return send({ type: "pong", seq: sluice.journal.lastSeq });
         case "unsubscribe":
           filter = {};
+          held = null;
           return send({ type: "subscribed", seq: sluice.journal.lastSeq });
         case "subscribe": {
           const { type: _type, since, ...next } = message;
           filter = next;
           send({ type: "subscribed", ...next, seq: sluice.journal.lastSeq });
-          if (next.run_id !== undefined && since !== undefined) void replay(next.run_id, since, send);
+          if (next.run_id !== undefined && since !== undefined) {
+            const waiting: StreamedEvent[] = [];
+            held = waiting;
+            void replay(next.run_id, since, send).then((sent) => {
+              if (held !== waiting) return; // subscribed again meanwhile: that subscription's replay takes over
+              held = null;
+              for (const e of waiting) if (e.seq > sent && matches(filter, e)) send(e);
+            });
+          }
           return;
         }
       }
@@ -130,13 +142,18 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
     send({ type: "hello", seq: sluice.journal.lastSeq });
   }
 
-  async function replay(runId: string, since: number, send: (m: StreamServerMessage) => void): Promise<void> {
-    const missed = sluice.journal.since(runId, since);
+  /**
+   * Sends the run's logged events after `since`; a run the log has forgotten (events older than its retention) gets
+   * its terminal event, if it ended, from the run itself. Resolves with the highest `seq` sent.
+   */
+  async function replay(runId: string, since: number, send: (m: StreamServerMessage) => void): Promise<number> {
+    const logged = await sluice.journal.since(runId, 0).catch(() => []);
+    const missed = logged.filter((e) => e.seq > since);
     for (const e of missed) send(e);
-    if (missed.some((e) => isTerminalEventType(e.type))) return;
-    if (sluice.journal.since(runId, 0).length > 0) return;
+    if (logged.length > 0) return Math.max(since, logged[logged.length - 1]!.seq);
     const terminal = await sluice.runs.terminalEvent(runId).catch(() => null);
     if (terminal) send(terminal);
+    return Math.max(since, terminal?.seq ?? 0);
   }
 
   const heartbeat = setInterval(() => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import WebSocket from "ws";
 import { startTestServer, type TestServer } from "../../../test-support/http.js";
+import { follow } from "../../../test-support/ws-follower.js";
 
 let t: TestServer;
 beforeAll(async () => {
@@ -8,49 +8,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-interface Msg {
-  type: string;
-  seq?: number;
-  run_id?: string;
-  node_id?: string;
-  status?: string;
-  [k: string]: unknown;
-}
-
-function open(): Promise<{
-  ws: WebSocket;
-  messages: Msg[];
-  until(pred: (m: Msg) => boolean, ms?: number): Promise<Msg>;
-}> {
-  const ws = new WebSocket(`${t.baseUrl.replace("http", "ws")}/ws`);
-  const messages: Msg[] = [];
-  const waiters = new Set<{ pred: (m: Msg) => boolean; resolve: (m: Msg) => void }>();
-  ws.on("message", (data) => {
-    const m = JSON.parse(data.toString()) as Msg;
-    messages.push(m);
-    for (const w of waiters) {
-      if (!w.pred(m)) continue;
-      waiters.delete(w);
-      w.resolve(m);
-    }
-  });
-  return new Promise((resolve, reject) => {
-    ws.once("error", reject);
-    ws.once("open", () =>
-      resolve({
-        ws,
-        messages,
-        until: (pred, ms = 15_000) =>
-          new Promise<Msg>((res, rej) => {
-            const found = messages.find(pred);
-            if (found) return res(found);
-            waiters.add({ pred, resolve: res });
-            setTimeout(() => rej(new Error(`timed out; got ${messages.map((m) => m.type).join(",")}`)), ms);
-          }),
-      }),
-    );
-  });
-}
+const open = () => follow(t.baseUrl);
 
 /** Two code nodes that each wait a little, so a client can drop and reconnect mid-run. */
 const slowPipeline = {

@@ -87,4 +87,50 @@ describe.skipIf(!postgres)("two instances on one PostgreSQL, short heartbeat/sta
       await db.drop();
     }
   }, 60_000);
+
+  it("postgres: a run whose instance died is resumed by the survivor when the interrupted node has a retry left", async () => {
+    const db = await createTestDatabase("postgres");
+    try {
+      const a = await serve(db.url, "instance-a");
+      const pipeline = await api<{ id: string }>(a.url, "/pipelines", {
+        name: "retried after a death",
+        nodes: [
+          { id: "first", type: "transform", config: { rules: [{ type: "add_column", name: "x", expression: "1" }] } },
+          {
+            id: "slow",
+            type: "code",
+            max_retries: 1,
+            config: { code: "await new Promise(r => setTimeout(r, 2500)); return [{ done: true }];" },
+          },
+        ],
+        edges: [{ from: "first", to: "slow" }],
+      });
+      const run = await api<{ id: string }>(a.url, `/pipelines/${pipeline.id}/run`, { params: {} });
+      let state = { status: "pending", node_runs: [] as { node_id: string; status: string; attempt: number }[] };
+      for (let i = 0; i < 300 && !state.node_runs.some((n) => n.node_id === "slow" && n.status === "running"); i++) {
+        await sleep(20);
+        state = await api<typeof state>(a.url, `/runs/${run.id}`);
+      }
+      const b = await serve(db.url, "instance-b");
+      a.child.kill("SIGKILL");
+      let after = { status: "running", error: null as string | null, node_runs: state.node_runs };
+      const killedAt = Date.now();
+      while (!["success", "failed"].includes(after.status) && Date.now() - killedAt < 30_000) {
+        await sleep(50);
+        after = await api<typeof after>(b.url, `/runs/${run.id}`);
+      }
+      expect(after.status).toBe("success");
+      // the interrupted attempt counted: the node finished on its second (the node before it ran again: a dead
+      // process stored no outputs to resume from)
+      expect(after.node_runs.find((n) => n.node_id === "slow")).toMatchObject({ status: "success", attempt: 2 });
+      expect(after.node_runs.find((n) => n.node_id === "first")).toMatchObject({ status: "success", attempt: 1 });
+      const logs = await api<{ message: string }[]>(b.url, `/runs/${run.id}/logs`);
+      expect(logs.map((l) => l.message)).toContain(
+        "resumed automatically: its instance stopped; going on with slow (attempt 2)",
+      );
+      b.child.kill("SIGTERM");
+    } finally {
+      await db.drop();
+    }
+  }, 60_000);
 });

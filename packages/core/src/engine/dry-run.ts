@@ -25,7 +25,7 @@ export interface DryRunDeps {
 /** A run store that keeps nothing: a dry run leaves no run, node run, log, output or DLQ entry behind. */
 const KEEPS_NOTHING: ExecutionStore = {
   insert: async () => undefined,
-  writeBatch: async ({ transitions = [] }) => ({ moved: transitions.map((t) => t.id) }),
+  writeBatch: async ({ transitions = [] }) => ({ moved: transitions.map((t) => t.id), seqs: [], refused: [] }),
   nodeRuns: async () => [],
   output: async () => null,
   deleteOutputs: async () => undefined,

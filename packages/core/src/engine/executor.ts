@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import os from "node:os";
 import type { Pipeline } from "../model/pipeline.js";
-import type { Run } from "../model/run.js";
-import type { ClaimedRun, PipelineStore, RunStore } from "../store/ports.js";
+import type { LogLevel, Run } from "../model/run.js";
+import type { ClaimedRun, EventLogStore, PipelineStore, RunStore } from "../store/ports.js";
 import type { NodeTypeRegistry } from "./node-type.js";
 import { NODE_TYPE_REGISTRY } from "./nodes/index.js";
+import { executionSettings } from "./execution-settings.js";
 import { INTERRUPTED, RunExecution, type RunExecutionDeps } from "./run-execution.js";
 import { WriteBuffer } from "./write-buffer.js";
 
@@ -32,6 +33,8 @@ export interface ExecutorOptions extends Omit<RunExecutionDeps, "registry" | "st
   staleMs?: number;
   /** Stands for the host name in the owner id; default `os.hostname()`. */
   instanceId?: string;
+  /** The shared event log (events of a batch that failed are appended on their own). */
+  eventLog?: Pick<EventLogStore, "append">;
 }
 
 /**
@@ -57,10 +60,18 @@ export class Executor {
     this.host = options.instanceId ?? os.hostname();
     this.owner = `${this.host}:${process.pid}:${randomUUID().slice(0, 8)}`;
     // one group commit for the state of every run this executor runs
-    this.writes = new WriteBuffer(options.store, (e) =>
-      options.logger.error(
-        `executor: writing run state failed: ${this.scrubAll(e instanceof Error ? e.message : String(e))}`,
-      ),
+    this.writes = new WriteBuffer(
+      options.store,
+      {
+        onError: (e) =>
+          options.logger.error(
+            `executor: writing run state failed: ${this.scrubAll(e instanceof Error ? e.message : String(e))}`,
+          ),
+        onRefused: (runIds) => {
+          for (const id of runIds) this.lost(id, true);
+        },
+      },
+      options.eventLog,
     );
     this.deps = { ...options, registry: options.registry ?? NODE_TYPE_REGISTRY, writes: this.writes };
   }
@@ -92,7 +103,10 @@ export class Executor {
       await this.noticeRemoteCancels();
     });
     every(this.options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS, async () => {
-      await this.options.store.heartbeat(this.owner, this.activeRunIds, this.now());
+      const ids = this.activeRunIds;
+      const stamped = new Set(await this.options.store.heartbeat(this.owner, ids, this.now()));
+      // a run not stamped is no longer ours: another instance took it over while this process was stalled
+      for (const id of ids) if (!stamped.has(id)) this.lost(id, false);
       await this.recover();
     });
     this.wake();
@@ -124,6 +138,22 @@ export class Executor {
     setImmediate(() => void this.claimLoop());
   }
 
+  /**
+   * A run of this process another instance has taken over (it found this process's heartbeat stale): the execution
+   * is stopped, and whatever it still writes is refused by the store. `refused`: the store refused writes (certain);
+   * otherwise the heartbeat did not find the run, which a run just ending here does not need explaining.
+   */
+  private lost(runId: string, refused: boolean): void {
+    const entry = this.active.get(runId);
+    if (!refused && (!entry || entry.execution.finishing)) return;
+    this.options.logger.warn(
+      `run ${runId}: taken over by another instance (this process's heartbeat went stale); ` +
+        `${refused ? "its late writes were refused" : "its heartbeat found it no longer ours"} and it is stopped here`,
+      { run_id: runId, owner: this.owner },
+    );
+    entry?.execution.interrupt();
+  }
+
   /** A running run of this process: executing nodes finish, no new node starts. */
   cancel(runId: string): void {
     this.active.get(runId)?.execution.cancel();
@@ -152,7 +182,11 @@ export class Executor {
     const hint = remembered && Date.now() - remembered.at < HINT_TTL_MS ? remembered.pipeline : undefined;
     // a placeholder until the pipeline is loaded, so cancel/interrupt calls in between are not lost
     const pending = { cancelled: false, interrupted: false };
-    const placeholder = { cancel: () => (pending.cancelled = true), interrupt: () => (pending.interrupted = true) };
+    const placeholder = {
+      cancel: () => (pending.cancelled = true),
+      interrupt: () => (pending.interrupted = true),
+      finishing: false,
+    };
     const entry: { execution: RunExecution; done: Promise<unknown>; pipeline?: Pipeline } = {
       execution: placeholder as unknown as RunExecution,
       done: Promise.resolve(),
@@ -175,18 +209,24 @@ export class Executor {
         return;
       }
       // a run never attempted before has no node runs to read back
-      const execution = new RunExecution(this.deps, run, pipeline, { fresh: !run.attempted });
+      const execution = new RunExecution(this.deps, run, pipeline, {
+        fresh: !run.attempted,
+        claim: { owner: run.owner, epoch: run.epoch },
+      });
       entry.execution = execution;
       entry.pipeline = pipeline;
       if (pending.cancelled) execution.cancel();
       if (pending.interrupted) execution.interrupt();
       await execution.execute();
     };
+    // this process claimed the run again while an execution of an earlier claim still runs (it was taken over
+    // from this process, then resumed here): the old one stops, and its writes are dropped as superseded
+    this.active.get(run.id)?.execution.interrupt();
     this.active.set(run.id, entry);
     entry.done = go()
       .catch((e: unknown) => this.options.logger.error(`run ${run.id}: ${(e as Error).stack ?? String(e)}`))
       .finally(() => {
-        this.active.delete(run.id);
+        if (this.active.get(run.id) === entry) this.active.delete(run.id);
         this.wake();
       });
   }
@@ -208,13 +248,18 @@ export class Executor {
 
   /**
    * Runs left `running` by a dead owner become `failed` / `interrupted`: an owner on this host (same host part)
-   * whose process is gone, a run without an owner, or an owner whose heartbeat is older than `staleMs`.
+   * whose process is gone, a run without an owner, an owner whose heartbeat is older than `staleMs`, or a run of
+   * this process whose heartbeat is (nothing here executes it any more).
    */
   async recover(): Promise<Run[]> {
     const staleBefore = Date.now() - (this.options.staleMs ?? DEFAULT_STALE_MS);
     const dead: (string | null)[] = [];
+    let orphans = false;
     for (const { owner, heartbeat_at } of await this.options.store.runningOwners()) {
-      if (owner === this.owner) continue;
+      if (owner === this.owner) {
+        orphans = true;
+        continue;
+      }
       if (
         owner === null ||
         ownerProcessGone(owner, this.host) ||
@@ -222,8 +267,14 @@ export class Executor {
       )
         dead.push(owner);
     }
-    if (dead.length === 0) return [];
-    const failed = await this.options.store.failRunsOfOwners(dead, INTERRUPTED, this.now());
+    const failed = dead.length > 0 ? await this.options.store.failRunsOfOwners(dead, INTERRUPTED, this.now()) : [];
+    // runs of this very process that nothing here executes any more: their end could not be written (the database
+    // was unreachable) and the heartbeat has left them; they are treated like a dead owner's
+    if (orphans) {
+      const at = new Date(staleBefore).toISOString();
+      failed.push(...(await this.options.store.failRunsOfOwners([this.owner], INTERRUPTED, this.now(), at)));
+    }
+    if (failed.length === 0) return [];
     for (const run of failed) {
       this.options.events.emit("run.failed", {
         run_id: run.id,
@@ -233,7 +284,54 @@ export class Executor {
         timestamp: this.now(),
       });
     }
+    for (const run of failed) {
+      await this.resumeInterrupted(run).catch((e: unknown) =>
+        this.options.logger.error(`run ${run.id}: resuming it after its instance died failed: ${(e as Error).message}`),
+      );
+    }
     return failed;
+  }
+
+  /**
+   * A run whose instance died is queued again, to go on from the nodes that were executing, when each of them has a
+   * retry left (the interrupted attempt counts as one, docs/runs.md); otherwise (or when no node was executing) it
+   * stays `failed` / `interrupted`, resumable by hand.
+   */
+  private async resumeInterrupted(run: Run): Promise<void> {
+    const pipeline = await this.options.pipelines.get(run.pipeline_id);
+    if (!pipeline) return;
+    const nodes = new Map(pipeline.nodes.map((n) => [n.id, n]));
+    const interrupted = (await this.options.store.nodeRuns(run.id)).filter(
+      (nr) => nr.status === "failed" && nr.error === INTERRUPTED,
+    );
+    const spent = interrupted.filter((nr) => {
+      const node = nodes.get(nr.node_id);
+      return !node || nr.attempt >= executionSettings(node).maxRetries + 1;
+    });
+    const log = (level: LogLevel, message: string) =>
+      this.writes.log({ run_id: run.id, node_id: null, level, message, timestamp: this.now() });
+    // no node was executing: there is no attempt to count a retry against (resume it by hand)
+    if (interrupted.length === 0) return;
+    if (spent.length > 0) {
+      const names = spent.map((nr) => `${nr.node_id} (attempt ${nr.attempt})`).join(", ");
+      log("warning", `interrupted: its instance stopped; not resumed, no retry left for ${names}`);
+      return;
+    }
+    const moved = await this.options.store.transition(run.id, ["failed"], "pending", {
+      error: null,
+      finished_at: null,
+      owner: null,
+    });
+    if (!moved) return;
+    const from = interrupted.map((nr) => `${nr.node_id} (attempt ${nr.attempt + 1})`).join(", ");
+    log("warning", `resumed automatically: its instance stopped; going on with ${from}`);
+    this.options.events.emit("run.created", {
+      run_id: run.id,
+      pipeline_id: run.pipeline_id,
+      status: "pending",
+      timestamp: this.now(),
+    });
+    this.wake();
   }
 
   private now(): string {

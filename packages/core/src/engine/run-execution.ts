@@ -8,7 +8,7 @@ import type { Logger } from "../logger.js";
 import type { PipelineNode } from "../model/node.js";
 import type { Pipeline } from "../model/pipeline.js";
 import type { LogLevel, NodeRun, NodeRunStatus, Run, RunStatus } from "../model/run.js";
-import type { RunStore } from "../store/ports.js";
+import type { RunClaim, RunStore } from "../store/ports.js";
 import { EMPTY_DATASET, type DataSet, type Row } from "./dataset.js";
 import { executionSettings, retryDelayMs } from "./execution-settings.js";
 import type { HttpClient } from "./http/http-client.js";
@@ -63,6 +63,8 @@ class Interrupted extends Error {}
 
 /** Runs the nodes of one claimed run wave by wave and records every state change (docs/runs.md, SPEC part 1). */
 export class RunExecution {
+  /** Whether the run is ending (its final state is being written): from then on, nothing can stop it. */
+  finishing = false;
   private cancelled = false;
   private failed = false;
   private readonly shutdown = new AbortController();
@@ -77,21 +79,27 @@ export class RunExecution {
   private firstError: string | null = null;
   /** Whether node runs of an earlier attempt of this run (a resume) were found. */
   private resumed = false;
+  /** Nodes whose earlier attempt was interrupted (its instance died or stopped), with that attempt's number. */
+  private readonly interruptedAttempts = new Map<string, number>();
   /** Secrets the run's nodes resolved: masked in every log line, node error and DLQ entry this run writes. */
   private readonly scrubber = new SecretScrubber();
 
-  /** `fresh`: the run was just queued and never started, so it has no node runs to read back. */
+  /**
+   * `fresh`: the run was just queued and never started, so it has no node runs to read back. `claim`: the executor's
+   * claim of the run; every write is made under it, and refused once another instance has taken the run over.
+   */
   constructor(
     private readonly deps: RunExecutionDeps,
     private readonly run: Run,
     private readonly pipeline: Pipeline,
-    private readonly options: { fresh?: boolean } = {},
+    private readonly options: { fresh?: boolean; claim?: RunClaim } = {},
   ) {
     this.buffer =
       deps.writes ??
-      new WriteBuffer(deps.store, (e) =>
-        deps.logger.error(`run ${run.id}: writing run state failed: ${this.scrub((e as Error).message)}`),
-      );
+      new WriteBuffer(deps.store, {
+        onError: (e) =>
+          deps.logger.error(`run ${run.id}: writing run state failed: ${this.scrub((e as Error).message)}`),
+      });
     this.nodes = new Map(pipeline.nodes.map((n) => [n.id, n]));
     this.adjacency = buildAdjacency({ nodeIds: pipeline.nodes.map((n) => n.id), edges: pipeline.edges });
   }
@@ -166,6 +174,8 @@ export class RunExecution {
           continue;
         }
       }
+      if (before?.status === "failed" && before.error === INTERRUPTED)
+        this.interruptedAttempts.set(node.id, before.attempt);
       const record: NodeRun = {
         id: before?.id ?? newId(),
         run_id: this.run.id,
@@ -180,7 +190,7 @@ export class RunExecution {
       };
       this.records.set(node.id, record);
       this.state.set(node.id, "pending");
-      this.buffer.nodeRun(record);
+      this.buffer.nodeRun(record, this.options.claim);
     }
   }
 
@@ -191,9 +201,12 @@ export class RunExecution {
     const inputs = inputIds.map((up) => this.outputs.get(up) ?? EMPTY_DATASET);
     const started = Date.now();
     const startedAt = this.now();
-    Object.assign(record, { status: "running", attempt: 1, started_at: startedAt, finished_at: null, error: null });
+    // an attempt cut short by an instance's death counts: a resumed node goes on with the next one (and gets at least
+    // that one when resumed by hand)
+    const first = (this.interruptedAttempts.get(id) ?? 0) + 1;
+    Object.assign(record, { status: "running", attempt: first, started_at: startedAt, finished_at: null, error: null });
     this.state.set(id, "running");
-    this.buffer.nodeRun(record);
+    this.buffer.nodeRun(record, this.options.claim);
     this.emitNode("node.started", id, { status: "running" });
 
     const def = lookupNodeType(this.deps.registry, node.type);
@@ -207,11 +220,11 @@ export class RunExecution {
     }
     if (def.effects && this.deps.suppressEffects) return this.suppressNode(id, started, inputs);
     const settings = executionSettings(node);
-    const attempts = settings.maxRetries + 1;
-    for (let attempt = 1; attempt <= attempts; attempt++) {
-      if (attempt > 1) {
+    const attempts = Math.max(settings.maxRetries + 1, first);
+    for (let attempt = first; attempt <= attempts; attempt++) {
+      if (attempt > first) {
         record.attempt = attempt;
-        this.buffer.nodeRun(record);
+        this.buffer.nodeRun(record, this.options.claim);
       }
       this.log("info", `attempt ${attempt}/${attempts} started`, id);
       try {
@@ -303,24 +316,30 @@ export class RunExecution {
     });
     this.state.set(id, "success");
     this.outputs.set(id, output);
-    this.buffer.nodeRun(record);
-    this.buffer.output({
-      run_id: this.run.id,
-      node_id: id,
-      kind: "preview",
-      // a preview is readable by viewers: a secret that reached the data (an API echoing its credentials) is masked
-      data: this.scrubber.scrubValue({
+    this.buffer.nodeRun(record, this.options.claim);
+    this.buffer.output(
+      {
+        run_id: this.run.id,
         node_id: id,
-        columns: output.columns,
-        rows: output.rows.slice(0, PREVIEW_ROWS),
-      }),
-    });
-    this.buffer.output({
-      run_id: this.run.id,
-      node_id: id,
-      kind: "profile",
-      data: this.scrubber.scrubValue(profileDataSet(id, output)),
-    });
+        kind: "preview",
+        // a preview is readable by viewers: a secret that reached the data (an API echoing its credentials) is masked
+        data: this.scrubber.scrubValue({
+          node_id: id,
+          columns: output.columns,
+          rows: output.rows.slice(0, PREVIEW_ROWS),
+        }),
+      },
+      this.options.claim,
+    );
+    this.buffer.output(
+      {
+        run_id: this.run.id,
+        node_id: id,
+        kind: "profile",
+        data: this.scrubber.scrubValue(profileDataSet(id, output)),
+      },
+      this.options.claim,
+    );
     this.log("info", `completed: ${rowCount} rows in ${duration} ms`, id);
     this.emitNode("node.completed", id, { status: "success", row_count: rowCount, duration_ms: duration });
     if (result.skipDownstream) {
@@ -329,7 +348,7 @@ export class RunExecution {
         const skipped = this.records.get(down) as NodeRun;
         Object.assign(skipped, { status: "skipped", finished_at: this.now() });
         this.state.set(down, "skipped");
-        this.buffer.nodeRun(skipped);
+        this.buffer.nodeRun(skipped, this.options.claim);
         this.log("info", `skipped: condition '${id}' was false`, down);
         this.emitNode("node.skipped", down, { status: "skipped" });
       }
@@ -342,7 +361,7 @@ export class RunExecution {
     Object.assign(record, { status: "skipped", duration_ms: Date.now() - started, finished_at: this.now() });
     this.state.set(id, "skipped");
     this.outputs.set(id, inputs[0] ?? EMPTY_DATASET);
-    this.buffer.nodeRun(record);
+    this.buffer.nodeRun(record, this.options.claim);
     this.log("info", "not executed: a dry run suppresses effects", id);
     this.emitNode("node.skipped", id, { status: "skipped" });
   }
@@ -352,7 +371,7 @@ export class RunExecution {
     const record = this.records.get(id) as NodeRun;
     Object.assign(record, { status: "cancelled", duration_ms: Date.now() - started, finished_at: this.now(), error });
     this.state.set(id, "cancelled");
-    this.buffer.nodeRun(record);
+    this.buffer.nodeRun(record, this.options.claim);
     this.log("warning", `cancelled: ${error}`, id);
   }
 
@@ -368,7 +387,7 @@ export class RunExecution {
     const duration = Date.now() - started;
     Object.assign(record, { status: "failed", duration_ms: duration, finished_at: this.now(), error });
     this.state.set(id, "failed");
-    this.buffer.nodeRun(record);
+    this.buffer.nodeRun(record, this.options.claim);
     this.failed = true;
     this.firstError ??= `node '${id}' failed: ${error}`;
     this.log("error", `failed: ${error}`, id);
@@ -401,18 +420,20 @@ export class RunExecution {
   }
 
   private async finish(status: RunStatus, startedMs: number, rawError: string | null): Promise<RunStatus> {
+    this.finishing = true;
     const error = rawError === null ? null : this.scrubber.scrub(rawError);
     for (const [id, state] of this.state) {
       if (state !== "pending" || status === "failed") continue;
       const record = this.records.get(id) as NodeRun;
       Object.assign(record, { status: "cancelled", finished_at: this.now() });
-      this.buffer.nodeRun(record);
+      this.buffer.nodeRun(record, this.options.claim);
     }
     if (status === "failed") {
       // persisted so `resume` can skip these nodes and still feed their data downstream
       for (const [id, state] of this.state) {
         const data = this.outputs.get(id);
-        if (state === "success" && data) this.buffer.output({ run_id: this.run.id, node_id: id, kind: "output", data });
+        if (state === "success" && data)
+          this.buffer.output({ run_id: this.run.id, node_id: id, kind: "output", data }, this.options.claim);
       }
     }
     if (status === "cancelled") {
@@ -425,6 +446,7 @@ export class RunExecution {
       from: ["running"],
       to: status,
       fields: { error, finished_at: this.now(), owner: null },
+      claim: this.options.claim,
     });
     const duration = Date.now() - startedMs;
     if (!moved) return (await this.deps.store.get(this.run.id))?.status ?? status;
@@ -441,7 +463,7 @@ export class RunExecution {
   private log(level: LogLevel, rawMessage: string, nodeId: string | null): void {
     const message = this.scrubber.scrub(rawMessage);
     const timestamp = this.now();
-    this.buffer.log({ run_id: this.run.id, node_id: nodeId, level, message, timestamp });
+    this.buffer.log({ run_id: this.run.id, node_id: nodeId, level, message, timestamp }, this.options.claim);
     this.deps.events.emit("log", {
       run_id: this.run.id,
       pipeline_id: this.pipeline.id,

@@ -1,5 +1,12 @@
 import type { LogEntry, NodeRun, Run } from "../model/run.js";
-import type { NodeOutputRecord, RunStore, RunTransition } from "../store/ports.js";
+import type {
+  EventLogEntry,
+  EventLogStore,
+  NodeOutputRecord,
+  RunClaim,
+  RunStore,
+  RunTransition,
+} from "../store/ports.js";
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -15,12 +22,36 @@ interface PendingTransition {
   fail: (e: unknown) => void;
 }
 
+interface PendingEvent {
+  entry: EventLogEntry;
+  written: (seq: number) => void;
+}
+
+/** A run-scoped write and the claim of the execution that made it (none: not fenced). */
+interface Claimed<T> {
+  value: T;
+  claim: RunClaim | undefined;
+}
+
+export interface WriteBufferHooks {
+  /** A batch failed (it is then written again run by run). */
+  onError: (e: unknown) => void;
+  /** The writes of these runs were refused: their claim no longer holds (another instance took them over). */
+  onRefused?: (runIds: string[]) => void;
+}
+
 /**
  * Group commit of run state. One buffer serves every run of a process: runs just queued, node-run states, log
  * lines, node outputs and run transitions queued in one turn of the event loop (or while a batch is in flight) go
  * out together in the next batch, in one transaction, so 64 triggers and runs at once cost a few transactions, not
- * hundreds. `flush()` resolves once everything queued before it is durable; `insertRuns()` once its runs are;
- * `transition()` once its batch committed, with whether the run moved.
+ * hundreds. Streamed events go in the same transaction, into the event log, which numbers them (`written(seq)`).
+ *
+ * Writes made under a claim (`claim`: the executing owner and its epoch) are fenced: the store drops those of a run
+ * whose claim no longer holds and the buffer reports the run to `onRefused`. Of two claims of one run in a batch
+ * (an execution superseded in this very process), only the newer one's writes are kept.
+ *
+ * `flush()` resolves once everything queued before it is durable; `insertRuns()` once its runs are; `transition()`
+ * once its batch committed, with whether the run moved.
  *
  * A failed batch is reported to `onError` and written again run by run, so one run's bad write costs only that
  * run its node runs, logs and outputs. Where a run's share fails too, its new runs and transitions are written on
@@ -28,31 +59,40 @@ interface PendingTransition {
  * queued or finished that was not recorded so.
  */
 export class WriteBuffer {
-  private nodeRuns: NodeRun[] = [];
-  private logs: LogEntry[] = [];
-  private outputs: NodeOutputRecord[] = [];
+  private nodeRuns: Claimed<NodeRun>[] = [];
+  private logs: Claimed<LogEntry>[] = [];
+  private outputs: Claimed<NodeOutputRecord>[] = [];
   private transitions: PendingTransition[] = [];
   private inserts: PendingInsert[] = [];
+  private events: PendingEvent[] = [];
   private inFlight: Promise<void> = Promise.resolve();
   private scheduled: Promise<void> | null = null;
 
   constructor(
     private readonly store: Pick<RunStore, "writeBatch" | "transition" | "insert">,
-    private readonly onError: (e: unknown) => void,
+    private readonly hooks: WriteBufferHooks,
+    /** Where the events of a failed batch go on their own. */
+    private readonly eventLog?: Pick<EventLogStore, "append">,
   ) {}
 
-  nodeRun(nr: NodeRun): void {
-    this.nodeRuns.push({ ...nr });
+  nodeRun(nr: NodeRun, claim?: RunClaim): void {
+    this.nodeRuns.push({ value: { ...nr }, claim });
     this.schedule();
   }
 
-  log(entry: LogEntry): void {
-    this.logs.push(entry);
+  log(entry: LogEntry, claim?: RunClaim): void {
+    this.logs.push({ value: entry, claim });
     this.schedule();
   }
 
-  output(record: NodeOutputRecord): void {
-    this.outputs.push(record);
+  output(record: NodeOutputRecord, claim?: RunClaim): void {
+    this.outputs.push({ value: record, claim });
+    this.schedule();
+  }
+
+  /** Appends a streamed event to the event log; `written` gets its sequence number once it is committed. */
+  event(entry: EventLogEntry, written: (seq: number) => void): void {
+    this.events.push({ entry, written });
     this.schedule();
   }
 
@@ -94,12 +134,14 @@ export class WriteBuffer {
       logs: this.logs,
       outputs: this.outputs,
       transitions: this.transitions,
+      events: this.events,
     };
     this.inserts = [];
     this.nodeRuns = [];
     this.logs = [];
     this.outputs = [];
     this.transitions = [];
+    this.events = [];
     try {
       if (await this.tryWrite(queued)) return;
       // one run's bad write (a value the database refuses) must not cost the other runs theirs
@@ -108,7 +150,12 @@ export class WriteBuffer {
         // the run's own record at least: queued, or its end
         for (const { runs, settle, fail } of part.inserts) await this.store.insert(runs).then(settle, fail);
         for (const { transition: t, settle, fail } of part.transitions) {
-          await this.store.transition(t.id, t.from, t.to, t.fields).then(settle, fail);
+          await this.store.transition(t.id, t.from, t.to, t.fields, t.claim).then(settle, fail);
+        }
+        // the events of what was written: on their own (a run-scoped part is one run; a fenced one is refused above)
+        if (part.events.length > 0 && this.eventLog && !hasClaims(part)) {
+          const seqs = await this.eventLog.append(part.events.map((e) => e.entry)).catch((): number[] => []);
+          seqs.forEach((seq, i) => part.events[i]?.written(seq));
         }
       }
     } catch (e) {
@@ -121,35 +168,67 @@ export class WriteBuffer {
   /** One transaction; on success settles its inserts and transitions, on failure reports the error. */
   private async tryWrite(q: Queued): Promise<boolean> {
     try {
-      const { moved } = await this.store.writeBatch({
+      const claims = newestClaims(q);
+      const current = <T>(items: Claimed<T>[], runOf: (v: T) => string) =>
+        items.filter((i) => !i.claim || claims.get(runOf(i.value))?.epoch === i.claim.epoch).map((i) => i.value);
+      const { moved, seqs, refused } = await this.store.writeBatch({
         runs: q.inserts.flatMap((i) => i.runs),
-        nodeRuns: q.nodeRuns,
-        logs: q.logs,
-        outputs: q.outputs,
+        nodeRuns: current(q.nodeRuns, (nr) => nr.run_id),
+        logs: current(q.logs, (l) => l.run_id),
+        outputs: current(q.outputs, (o) => o.run_id),
         transitions: q.transitions.map((t) => t.transition),
+        events: q.events.map((e) => e.entry),
+        claims,
       });
       for (const i of q.inserts) i.settle();
       const movedIds = new Set(moved);
       for (const t of q.transitions) t.settle(movedIds.has(t.transition.id));
+      // a refused run's events were dropped: the numbers go to the others, in order
+      const refusedIds = new Set(refused);
+      let n = 0;
+      for (const e of q.events) if (!refusedIds.has(e.entry.event.run_id)) e.written(seqs[n++]!);
+      if (refused.length > 0) this.report(() => this.hooks.onRefused?.(refused));
       return true;
     } catch (e) {
-      try {
-        this.onError(e);
-      } catch {
-        // a failing logger must not stop the writes
-      }
+      this.report(() => this.hooks.onError(e));
       return false;
+    }
+  }
+
+  private report(fn: () => void): void {
+    try {
+      fn();
+    } catch {
+      // a failing logger must not stop the writes
     }
   }
 }
 
+/** The claim each run's writes in `q` are made under: the newest (highest epoch) where there are two. */
+function newestClaims(q: Queued): Map<string, RunClaim> {
+  const claims = new Map<string, RunClaim>();
+  const note = (runId: string, claim: RunClaim | undefined) => {
+    if (!claim) return;
+    const known = claims.get(runId);
+    if (!known || known.epoch < claim.epoch) claims.set(runId, claim);
+  };
+  for (const i of q.nodeRuns) note(i.value.run_id, i.claim);
+  for (const i of q.logs) note(i.value.run_id, i.claim);
+  for (const i of q.outputs) note(i.value.run_id, i.claim);
+  for (const t of q.transitions) note(t.transition.id, t.transition.claim);
+  return claims;
+}
+
+const hasClaims = (q: Queued) => newestClaims(q).size > 0;
+
 /** What one batch takes from the queue. */
 interface Queued {
   inserts: PendingInsert[];
-  nodeRuns: NodeRun[];
-  logs: LogEntry[];
-  outputs: NodeOutputRecord[];
+  nodeRuns: Claimed<NodeRun>[];
+  logs: Claimed<LogEntry>[];
+  outputs: Claimed<NodeOutputRecord>[];
   transitions: PendingTransition[];
+  events: PendingEvent[];
 }
 
 /** The queued writes of each run on their own, in their order (the runs of one trigger or backfill together). */
@@ -158,15 +237,16 @@ function splitByRun(q: Queued): Queued[] {
   const part = (key: string) => {
     let found = parts.get(key);
     if (!found) {
-      found = { inserts: [], nodeRuns: [], logs: [], outputs: [], transitions: [] };
+      found = { inserts: [], nodeRuns: [], logs: [], outputs: [], transitions: [], events: [] };
       parts.set(key, found);
     }
     return found;
   };
   q.inserts.forEach((i, n) => part(`insert ${n}`).inserts.push(i));
-  for (const nr of q.nodeRuns) part(nr.run_id).nodeRuns.push(nr);
-  for (const l of q.logs) part(l.run_id).logs.push(l);
-  for (const o of q.outputs) part(o.run_id).outputs.push(o);
+  for (const nr of q.nodeRuns) part(nr.value.run_id).nodeRuns.push(nr);
+  for (const l of q.logs) part(l.value.run_id).logs.push(l);
+  for (const o of q.outputs) part(o.value.run_id).outputs.push(o);
   for (const t of q.transitions) part(t.transition.id).transitions.push(t);
+  for (const e of q.events) part(e.entry.event.run_id).events.push(e);
   return [...parts.values()];
 }

@@ -39,6 +39,13 @@ export type StreamedEvent = {
   [K in StreamedEventType]: { type: K; seq: number } & SluiceEventMap[K];
 }[StreamedEventType];
 
+/** A streamed event before the event log has numbered it. */
+export type UnsequencedEvent = StreamedEvent extends infer E
+  ? E extends StreamedEvent
+    ? Omit<E, "seq">
+    : never
+  : never;
+
 export const isTerminalRunStatus = (status: string): status is TerminalRunStatus =>
   (TERMINAL_RUN_STATUSES as readonly string[]).includes(status);
 

@@ -84,8 +84,6 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
   let closed = false;
   let started = false;
   const metrics = new SluiceMetrics({ store, events });
-  const journal = new EventJournal(events);
-  journal.start();
   let vault: Vault;
   try {
     vault = loadVault({ sqliteFile: options.sqliteFile, stateDir: options.stateDir, envKey: given.secretKey });
@@ -132,7 +130,23 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
     heartbeatMs: options.heartbeatMs,
     staleMs: options.staleMs,
     instanceId: options.instanceId,
+    eventLog: store.eventLog,
   });
+  const journal = new EventJournal({
+    events,
+    writes: executor.writes,
+    log: store.eventLog,
+    origin: executor.owner,
+    shared: store.dialect !== "sqlite",
+    logger: options.logger,
+  });
+  try {
+    await journal.start();
+  } catch (e) {
+    await journal.stop().catch(() => undefined);
+    await store.close().catch(() => undefined);
+    throw e;
+  }
   const insights = new InsightsService({ store, clock, nodeTypes: registry });
   const runs = new RunService({
     store,
@@ -212,7 +226,8 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
       await hooks.stop();
       metrics.stop();
       await executor.stop();
-      journal.stop();
+      await executor.writes.flush();
+      await journal.stop();
       events.removeAllListeners();
       await store.close();
     },

@@ -125,9 +125,9 @@ export class RunService {
   async cancel(runId: string): Promise<{ id: string; status: "cancelled" }> {
     const run = await this.requireRun(runId);
     const now = this.now();
+    // the owner stays: its executor still records how the executing nodes ended (under its claim, store/fence.ts)
     const moved = await this.deps.store.runs.transition(runId, ["pending", "running"], "cancelled", {
       finished_at: now,
-      owner: null,
     });
     if (!moved) {
       const current = (await this.deps.store.runs.get(runId))?.status ?? run.status;

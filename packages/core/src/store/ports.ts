@@ -3,6 +3,7 @@ import type { DlqEntry } from "../model/dlq.js";
 import type { LogEntry, LogLevel, NodeRun, Run, RunStatus } from "../model/run.js";
 import type { Pipeline, PipelineDefinition, PipelineSummary } from "../model/pipeline.js";
 import type { Role } from "../model/user.js";
+import type { StreamedEvent, UnsequencedEvent } from "../model/event-types.js";
 import type { PipelineVersion } from "../model/version.js";
 
 export type DialectName = "sqlite" | "postgres" | "mysql";
@@ -187,6 +188,8 @@ export interface WebhookStore {
 
 export interface ClaimedRun extends Run {
   owner: string;
+  /** Incremented by every claim: the owner's writes hold only while owner and epoch are still the run's. */
+  epoch: number;
   /** Whether node runs of an earlier attempt exist (a resumed run): false lets the executor skip reading them. */
   attempted: boolean;
 }
@@ -207,6 +210,20 @@ export interface RunTransition {
   from: readonly RunStatus[];
   to: RunStatus;
   fields: { error?: string | null; started_at?: string | null; finished_at?: string | null; owner?: string | null };
+  /** Applies only while the run is `running` under this claim (its executor's own writes). */
+  claim?: RunClaim;
+}
+
+/** Who executes a run: the owner that claimed it, and that claim's epoch. */
+export interface RunClaim {
+  owner: string;
+  epoch: number;
+}
+
+/** A streamed event as the event log stores it: without `seq` (the log numbers it), with the process that wrote it. */
+export interface EventLogEntry {
+  origin: string;
+  event: UnsequencedEvent;
 }
 
 /** What the executor writes in one transaction: new runs, node-run states, log lines, outputs and transitions. */
@@ -218,6 +235,21 @@ export interface RunStateBatch {
   outputs: readonly NodeOutputRecord[];
   /** Applied after the rest; the ids of those that moved are returned. */
   transitions?: readonly RunTransition[];
+  /** Appended to the event log; their sequence numbers are returned, in order. */
+  events?: readonly EventLogEntry[];
+  /**
+   * The claims under which the executor wrote the node runs, logs, outputs and transitions of these runs. A run
+   * whose claim no longer holds (another instance took it over) has all of them dropped and is returned `refused`.
+   * Runs not named here are not fenced.
+   */
+  claims?: ReadonlyMap<string, RunClaim>;
+}
+
+/** What a batch did: runs whose transition applied, sequence numbers of its events, runs whose writes were refused. */
+export interface RunStateBatchResult {
+  moved: string[];
+  seqs: number[];
+  refused: string[];
 }
 
 /** Runs, node runs, logs, persisted node outputs and the dead-letter queue (docs/runs.md). */
@@ -233,22 +265,38 @@ export interface RunStore {
   lastSuccessFinishedAt(pipelineId: string): Promise<string | null>;
   /** Atomically moves up to `limit` pending runs (oldest first) to `running` under `owner`. */
   claimPending(owner: string, limit: number, nowIso: string): Promise<ClaimedRun[]>;
-  heartbeat(owner: string, runIds: readonly string[], nowIso: string): Promise<void>;
+  /** Stamps the heartbeat of those runs still `owner`'s (running, or cancelled and finishing); returns their ids. */
+  heartbeat(owner: string, runIds: readonly string[], nowIso: string): Promise<string[]>;
   /** Owners of runs currently `running`, with their latest heartbeat. */
   runningOwners(): Promise<{ owner: string | null; heartbeat_at: string | null }[]>;
-  /** Marks the `running` runs of the given owners `failed` with `error`; returns their ids. */
-  failRunsOfOwners(owners: readonly (string | null)[], error: string, nowIso: string): Promise<Run[]>;
+  /**
+   * Marks the `running` runs of the given owners (and their running node runs) `failed` with `error`; returns the
+   * runs it moved (of two callers at once, each run goes to one).
+   */
+  failRunsOfOwners(
+    owners: readonly (string | null)[],
+    error: string,
+    nowIso: string,
+    /** Only runs whose heartbeat is older than this (orphans of a live owner). */
+    staleBefore?: string,
+  ): Promise<Run[]>;
   /**
    * Sets status (and the given fields) when the run's status is one of `from`; false when it was not (so racing
    * writers cannot overwrite a cancel or a finish).
    */
-  transition(id: string, from: readonly RunStatus[], to: RunStatus, fields?: RunTransition["fields"]): Promise<boolean>;
+  transition(
+    id: string,
+    from: readonly RunStatus[],
+    to: RunStatus,
+    fields?: RunTransition["fields"],
+    claim?: RunClaim,
+  ): Promise<boolean>;
   /**
    * The executor's batched write, in one transaction: inserts the new runs, upserts node runs (the last state of
    * each), appends logs, upserts outputs, then applies the transitions; returns the ids of the runs whose
    * transition applied.
    */
-  writeBatch(batch: RunStateBatch): Promise<{ moved: string[] }>;
+  writeBatch(batch: RunStateBatch): Promise<RunStateBatchResult>;
   nodeRuns(runId: string): Promise<NodeRun[]>;
   /** The node runs of several runs in one query, each run's in the order `nodeRuns` gives them. */
   nodeRunsOfRuns(runIds: readonly string[]): Promise<NodeRun[]>;
@@ -309,6 +357,28 @@ export interface VariableStore {
 }
 
 /** The storage port: one implementation per backend, the same contract for all (see test/store-contract). */
+/**
+ * The log of streamed events shared by every instance on the database: what a WebSocket client replays with
+ * `since`, and how events executed on one instance reach clients of the others (docs/events.md).
+ */
+export interface EventLogStore {
+  /** Appends on their own (outside a run-state batch); their sequence numbers, in order. */
+  append(entries: readonly EventLogEntry[]): Promise<number[]>;
+  /** Events with `seq > after` not written by `origin`, oldest first, at most `limit`. */
+  after(after: number, origin: string, limit: number): Promise<StreamedEvent[]>;
+  /** A run's events with `seq > since`, oldest first. */
+  ofRun(runId: string, since: number): Promise<StreamedEvent[]>;
+  /** The highest sequence number handed out so far (0 for none). */
+  lastSeq(): Promise<number>;
+  /** Deletes events written before `beforeIso`; how many. */
+  prune(beforeIso: string): Promise<number>;
+  /**
+   * Calls `wake` when another process appended events (PostgreSQL: LISTEN); reconnects by itself. Absent where the
+   * log must be polled (MySQL) or only one process writes it (SQLite).
+   */
+  watch?(origin: string, wake: () => void, onError: (e: unknown) => void): Promise<{ close(): Promise<void> }>;
+}
+
 export interface Store {
   readonly dialect: DialectName;
   /** For a file database, the path of the file; null for server databases. */
@@ -324,5 +394,6 @@ export interface Store {
   readonly connections: ConnectionStore;
   readonly variables: VariableStore;
   readonly loginAttempts: LoginAttemptStore;
+  readonly eventLog: EventLogStore;
   close(): Promise<void>;
 }

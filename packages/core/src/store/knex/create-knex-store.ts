@@ -7,6 +7,7 @@ import type { Store } from "../ports.js";
 import { DIALECTS } from "./dialects/index.js";
 import type { Dialect } from "./dialects/dialect.js";
 import { migrateLatest, releaseMigrationLock } from "./migrate-database.js";
+import { createEventLogStore } from "./event-log-store.js";
 import { createPipelineStore } from "./pipeline-store.js";
 import { createRunStore } from "./run-store.js";
 import { sqlitePipelineStore, sqliteRunStore } from "./sqlite-hot-path.js";
@@ -68,6 +69,7 @@ export async function createKnexStore(database: string): Promise<KnexStore> {
     connections: createConnectionStore(knex),
     variables: createVariableStore(knex),
     loginAttempts: createLoginAttemptStore(knex),
+    eventLog: createEventLogStore(knex, dialect, parsed.url ?? ""),
     close: async () => {
       await knex.destroy();
       await checkpointer?.close();

@@ -20,3 +20,28 @@ export function countOf(row: Record<string, unknown> | undefined): number {
   const value = Object.values(row)[0];
   return Number(value ?? 0);
 }
+
+/** Rows per multi-row INSERT (stays below SQLite's bound-variable limit for the widest table). */
+export const INSERT_CHUNK = 200;
+
+/** Bytes of data per multi-row statement: full outputs kept for resume can be large (MySQL's packet limit). */
+const STATEMENT_BYTES = 4 * 1024 * 1024;
+
+/** Consecutive chunks of at most INSERT_CHUNK rows and, unless one row alone is larger, STATEMENT_BYTES. */
+export function chunksOfSize<T>(rows: readonly T[], sizeOf: (row: T) => number): T[][] {
+  const chunks: T[][] = [];
+  let chunk: T[] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    const size = sizeOf(row);
+    if (chunk.length > 0 && (chunk.length >= INSERT_CHUNK || bytes + size > STATEMENT_BYTES)) {
+      chunks.push(chunk);
+      chunk = [];
+      bytes = 0;
+    }
+    chunk.push(row);
+    bytes += size;
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks;
+}

@@ -1,14 +1,13 @@
 import type { Knex } from "knex";
 import type { DlqEntry } from "../../model/dlq.js";
 import type { LogLevel, NodeRun, NodeRunStatus, Run, RunStatus, RunTrigger } from "../../model/run.js";
-import type { ClaimedRun, RunStore, RunTransition } from "../ports.js";
+import { claimHolds, claimsOf, withoutRuns } from "../fence.js";
+import type { ClaimedRun, RunClaim, RunStore, RunTransition } from "../ports.js";
+import { appendEvents } from "./event-log-store.js";
 import type { Dialect } from "./dialects/dialect.js";
-import { countOf, parseJson, toBool, toInt, toNullableStr, toStr } from "./rows.js";
+import { chunksOfSize, countOf, INSERT_CHUNK, parseJson, toBool, toInt, toNullableStr, toStr } from "./rows.js";
 
 type DbRow = Record<string, unknown>;
-
-/** Rows per multi-row INSERT (stays below SQLite's bound-variable limit for the widest table). */
-const INSERT_CHUNK = 200;
 
 /** Selected with a claimed run: whether it has node runs of an earlier attempt. */
 export const ATTEMPTED = "exists (select 1 from node_runs where node_runs.run_id = runs.id) as attempted";
@@ -69,28 +68,6 @@ function dlqFromRow(row: DbRow): DlqEntry {
   };
 }
 
-/** Bytes of data per multi-row statement: full outputs kept for resume can be large (MySQL's packet limit). */
-const STATEMENT_BYTES = 4 * 1024 * 1024;
-
-/** Consecutive chunks of at most INSERT_CHUNK rows and, unless one row alone is larger, STATEMENT_BYTES. */
-function chunksOfSize<T>(rows: readonly T[], sizeOf: (row: T) => number): T[][] {
-  const chunks: T[][] = [];
-  let chunk: T[] = [];
-  let bytes = 0;
-  for (const row of rows) {
-    const size = sizeOf(row);
-    if (chunk.length > 0 && (chunk.length >= INSERT_CHUNK || bytes + size > STATEMENT_BYTES)) {
-      chunks.push(chunk);
-      chunk = [];
-      bytes = 0;
-    }
-    chunk.push(row);
-    bytes += size;
-  }
-  if (chunk.length > 0) chunks.push(chunk);
-  return chunks;
-}
-
 const runToRow = (r: Run): DbRow => ({ ...r, params: JSON.stringify(r.params), owner: null, heartbeat_at: null });
 
 async function insertChunked(db: Knex | Knex.Transaction, table: string, rows: readonly DbRow[]): Promise<void> {
@@ -139,6 +116,29 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
       moved.push(...rows.map((r) => toStr(r.id)));
     }
     return moved;
+  }
+
+  /**
+   * The runs of `claims` whose claim no longer holds. Their rows stay locked (shared) to the end of the transaction,
+   * so no other instance can take them over between this check and the writes it allows.
+   */
+  async function refusedClaims(trx: Knex.Transaction, claims: ReadonlyMap<string, RunClaim>): Promise<Set<string>> {
+    const refused = new Set<string>();
+    if (claims.size === 0) return refused;
+    const ids = [...claims.keys()];
+    const current = new Map<string, DbRow>();
+    for (let i = 0; i < ids.length; i += INSERT_CHUNK) {
+      const query = trx("runs")
+        .select("id", "status", "owner", "epoch")
+        .whereIn("id", ids.slice(i, i + INSERT_CHUNK));
+      for (const row of (await (dialect.supportsSkipLocked ? query.forShare() : query)) as DbRow[])
+        current.set(toStr(row.id), row);
+    }
+    for (const [id, claim] of claims) {
+      const row = current.get(id);
+      if (!row || !claimHolds(claim, row)) refused.add(id);
+    }
+    return refused;
   }
 
   return {
@@ -191,6 +191,7 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
       const claimed = {
         status: "running",
         owner,
+        epoch: knex.raw("epoch + 1"),
         heartbeat_at: nowIso,
         started_at: nowIso,
         finished_at: null,
@@ -207,7 +208,12 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
       };
       const inClaimOrder = (rows: DbRow[]) =>
         rows
-          .map((row): ClaimedRun => ({ ...runFromRow(row), owner, attempted: toBool(row.attempted) }))
+          .map((row): ClaimedRun => ({
+            ...runFromRow(row),
+            owner,
+            epoch: toInt(row.epoch),
+            attempted: toBool(row.attempted),
+          }))
           .sort((x, y) => x.created_at.localeCompare(y.created_at) || x.id.localeCompare(y.id));
       if (dialect.supportsUpdateReturning) {
         // one statement, one round trip, atomic (on SQLite a read-then-write transaction could not upgrade its lock)
@@ -215,7 +221,11 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
           .whereIn("id", oldest(knex))
           .where({ status: "pending" })
           // knex's types take column names only; it puts a raw expression into RETURNING as it is
-          .update(claimed, [...RUN_COLUMNS, knex.raw(ATTEMPTED)] as unknown as string[])) as unknown as DbRow[];
+          .update(claimed, [
+            ...RUN_COLUMNS,
+            "epoch",
+            knex.raw(ATTEMPTED),
+          ] as unknown as string[])) as unknown as DbRow[];
         return inClaimOrder(rows);
       }
       return knex.transaction(async (trx) => {
@@ -223,7 +233,7 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
         if (ids.length === 0) return [];
         await trx("runs").whereIn("id", ids).where({ status: "pending" }).update(claimed);
         const rows = (await trx("runs")
-          .select([...RUN_COLUMNS, trx.raw(ATTEMPTED)])
+          .select([...RUN_COLUMNS, "epoch", trx.raw(ATTEMPTED)])
           .whereIn("id", ids)
           .where({ status: "running", owner })) as DbRow[];
         return inClaimOrder(rows);
@@ -231,11 +241,21 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
     },
 
     async heartbeat(owner, runIds, nowIso) {
-      if (runIds.length === 0) return;
-      await knex("runs")
-        .whereIn("id", [...runIds])
-        .where({ owner, status: "running" })
-        .update({ heartbeat_at: nowIso });
+      if (runIds.length === 0) return [];
+      // a cancelled run's executor is still finishing its nodes: it stays the owner (store/fence.ts)
+      const scope = (q: Knex.QueryBuilder) =>
+        q
+          .whereIn("id", [...runIds])
+          .where({ owner })
+          .whereIn("status", ["running", "cancelled"]);
+      if (dialect.supportsUpdateReturning) {
+        const rows = (await scope(knex("runs")).update({ heartbeat_at: nowIso }, ["id"])) as unknown as DbRow[];
+        return rows.map((r) => toStr(r.id));
+      }
+      return knex.transaction(async (trx) => {
+        await scope(trx("runs")).update({ heartbeat_at: nowIso });
+        return ((await scope(trx("runs").select("id"))) as DbRow[]).map((r) => toStr(r.id));
+      });
     },
 
     async runningOwners() {
@@ -247,17 +267,24 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
       return rows.map((r) => ({ owner: toNullableStr(r.owner), heartbeat_at: toNullableStr(r.heartbeat_at) }));
     },
 
-    async failRunsOfOwners(owners, error, nowIso) {
+    async failRunsOfOwners(owners, error, nowIso, staleBefore) {
       if (owners.length === 0) return [];
       const named = owners.filter((o): o is string => o !== null);
       const withNull = owners.includes(null);
       return knex.transaction(async (trx) => {
         const scope = (q: Knex.QueryBuilder) =>
-          q.where({ status: "running" }).where((w) => {
-            if (named.length > 0) w.whereIn("owner", named);
-            if (withNull) w.orWhereNull("owner");
-          });
-        const rows = (await scope(trx("runs").select(RUN_COLUMNS))) as DbRow[];
+          q
+            .where({ status: "running" })
+            .where((w) => {
+              if (named.length > 0) w.whereIn("owner", named);
+              if (withNull) w.orWhereNull("owner");
+            })
+            .where((w) => {
+              if (staleBefore !== undefined) w.where("heartbeat_at", "<", staleBefore);
+            });
+        // locked: of two instances failing the same dead owner's runs at once, one gets them, the other none
+        const select = scope(trx("runs").select(RUN_COLUMNS));
+        const rows = (await (dialect.supportsSkipLocked ? select.forUpdate() : select)) as DbRow[];
         if (rows.length === 0) return [];
         const ids = rows.map((r) => toStr(r.id));
         await trx("runs")
@@ -272,26 +299,32 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
       });
     },
 
-    async transition(id, from, to, fields = {}) {
-      const changed = await knex("runs")
+    async transition(id, from, to, fields = {}, claim) {
+      const query = knex("runs")
         .where({ id })
-        .whereIn("status", [...from])
-        .update({ status: to, ...fields });
-      return changed > 0;
+        .whereIn("status", [...from]);
+      if (claim) query.where({ owner: claim.owner, epoch: claim.epoch });
+      return (await query.update({ status: to, ...fields })) > 0;
     },
 
-    async writeBatch({ runs = [], nodeRuns, logs, outputs, transitions = [] }) {
-      if (runs.length + nodeRuns.length + logs.length + outputs.length + transitions.length === 0) return { moved: [] };
+    async writeBatch(batch) {
+      const { runs = [], nodeRuns, logs, outputs, transitions = [], events = [] } = batch;
+      if (runs.length + nodeRuns.length + logs.length + outputs.length + transitions.length + events.length === 0)
+        return { moved: [], seqs: [], refused: [] };
       if (runs.length <= INSERT_CHUNK && nodeRuns.length + logs.length + outputs.length + transitions.length === 0) {
         // triggers alone (a quiet server): one statement needs no transaction, and saves two round trips
-        await knex("runs").insert(runs.map(runToRow));
-        return { moved: [] };
+        if (events.length === 0) {
+          await knex("runs").insert(runs.map(runToRow));
+          return { moved: [], seqs: [], refused: [] };
+        }
       }
       return knex.transaction(async (trx) => {
+        const refused = await refusedClaims(trx, claimsOf(batch));
+        const write = withoutRuns(batch, refused);
         await insertChunked(trx, "runs", runs.map(runToRow));
         // one node run can appear several times in a batch (running, then success): keep the last state
         const latest = new Map<string, NodeRun>();
-        for (const nr of nodeRuns) latest.set(nr.id, nr);
+        for (const nr of write.nodeRuns) latest.set(nr.id, nr);
         const nrRows = [...latest.values()].map((nr) => ({ ...nr }));
         for (let i = 0; i < nrRows.length; i += INSERT_CHUNK) {
           await trx("node_runs")
@@ -302,7 +335,7 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
         await insertChunked(
           trx,
           "run_logs",
-          logs.map((l) => ({
+          write.logs.map((l) => ({
             run_id: l.run_id,
             node_id: l.node_id,
             level: l.level,
@@ -313,7 +346,7 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
         // one upsert for all outputs; a key twice in it would make PostgreSQL refuse it, so the last one wins
         const createdAt = new Date().toISOString();
         const byKey = new Map<string, DbRow>();
-        for (const o of outputs) {
+        for (const o of write.outputs) {
           const row = {
             run_id: o.run_id,
             node_id: o.node_id,
@@ -329,7 +362,9 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
             .onConflict(["run_id", "node_id", "kind"])
             .merge(["data", "created_at"]);
         }
-        return { moved: await applyTransitions(trx, transitions) };
+        const moved = await applyTransitions(trx, write.transitions ?? []);
+        const seqs = await appendEvents(trx, dialect, write.events ?? []);
+        return { moved, seqs, refused: [...refused] };
       });
     },
 

@@ -1,4 +1,5 @@
 import type { NodeRun, Run } from "../../model/run.js";
+import { claimHolds, claimsOf, withoutRuns } from "../fence.js";
 import type { ClaimedRun, PipelineStore, RunStore, RunTransition } from "../ports.js";
 import { pipelineFromRow } from "./pipeline-store.js";
 import { ATTEMPTED, nodeRunFromRow, RUN_COLUMNS, runFromRow } from "./run-store.js";
@@ -12,9 +13,12 @@ const INSERT_RUN =
   "heartbeat_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, null, null)";
 // one UPDATE … RETURNING is atomic (a read-then-write transaction could not upgrade its lock)
 const CLAIM =
-  "update runs set status = 'running', owner = ?, heartbeat_at = ?, started_at = ?, finished_at = null, error = null " +
+  "update runs set status = 'running', owner = ?, epoch = epoch + 1, heartbeat_at = ?, started_at = ?, " +
+  "finished_at = null, error = null " +
   "where status = 'pending' and id in (select id from runs where status = 'pending' order by created_at, id limit ?) " +
-  `returning ${RUN_COLUMNS.join(", ")}, ${ATTEMPTED}`;
+  `returning ${RUN_COLUMNS.join(", ")}, epoch, ${ATTEMPTED}`;
+const SELECT_CLAIM = "select status, owner, epoch from runs where id = ?";
+const INSERT_EVENT = "insert into run_events (run_id, origin, body, created_at) values (?, ?, ?, ?) returning seq";
 const UPSERT_NODE_RUN =
   "insert into node_runs (id, run_id, node_id, status, attempt, row_count, duration_ms, started_at, finished_at, " +
   "error) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (id) do update set status = excluded.status, " +
@@ -49,15 +53,27 @@ export function sqliteRunStore(base: RunStore, sqlite: SqliteStatements): RunSto
     claimPending: (owner, limit, nowIso) =>
       sqlite.use((prepare) =>
         (prepare(CLAIM).all(owner, nowIso, nowIso, limit) as DbRow[])
-          .map((row): ClaimedRun => ({ ...runFromRow(row), owner, attempted: Boolean(row.attempted) }))
+          .map((row): ClaimedRun => ({
+            ...runFromRow(row),
+            owner,
+            epoch: Number(row.epoch),
+            attempted: Boolean(row.attempted),
+          }))
           .sort((x, y) => x.created_at.localeCompare(y.created_at) || x.id.localeCompare(y.id)),
       ),
 
-    transition: (id, from, to, fields = {}) =>
-      sqlite.use((prepare) => applyTransition(prepare, { id, from, to, fields })),
+    transition: (id, from, to, fields = {}, claim) =>
+      sqlite.use((prepare) => applyTransition(prepare, { id, from, to, fields, claim })),
 
-    writeBatch: ({ runs = [], nodeRuns, logs, outputs, transitions = [] }) =>
+    writeBatch: (batch) =>
       sqlite.transaction((prepare) => {
+        const selectClaim = prepare(SELECT_CLAIM);
+        const refused = new Set<string>();
+        for (const [id, claim] of claimsOf(batch)) {
+          const row = selectClaim.get(id) as DbRow | undefined;
+          if (!row || !claimHolds(claim, row)) refused.add(id);
+        }
+        const { runs = [], nodeRuns, logs, outputs, transitions = [], events = [] } = withoutRuns(batch, refused);
         insertRuns(prepare, runs);
         // one node run can appear several times in a batch (running, then success): keep the last state
         const latest = new Map<string, NodeRun>();
@@ -82,7 +98,12 @@ export function sqliteRunStore(base: RunStore, sqlite: SqliteStatements): RunSto
         const upsertOutput = prepare(UPSERT_OUTPUT);
         const createdAt = new Date().toISOString();
         for (const o of outputs) upsertOutput.run(o.run_id, o.node_id, o.kind, JSON.stringify(o.data), createdAt);
-        return { moved: transitions.filter((t) => applyTransition(prepare, t)).map((t) => t.id) };
+        const moved = transitions.filter((t) => applyTransition(prepare, t)).map((t) => t.id);
+        const insertEvent = prepare(INSERT_EVENT);
+        const seqs = events.map(
+          (e) => (insertEvent.get(e.event.run_id, e.origin, JSON.stringify(e.event), createdAt) as { seq: number }).seq,
+        );
+        return { moved, seqs, refused: [...refused] };
       }),
 
     nodeRuns: (runId) => sqlite.use((prepare) => (prepare(SELECT_NODE_RUNS).all(runId) as DbRow[]).map(nodeRunFromRow)),
@@ -118,11 +139,16 @@ function insertRuns(prepare: Prepare, runs: readonly Run[]): void {
   }
 }
 
-/** `update runs set status = ?, <fields> where id = ? and status in (<from>)`; whether the run moved. */
-function applyTransition(prepare: Prepare, { id, from, to, fields }: RunTransition): boolean {
+/**
+ * `update runs set status = ?, <fields> where id = ? and status in (<from>)` (and, for a claim, `and owner = ? and
+ * epoch = ?`); whether the run moved.
+ */
+function applyTransition(prepare: Prepare, { id, from, to, fields, claim }: RunTransition): boolean {
   const names = Object.keys(fields).filter((name) => TRANSITION_FIELDS.has(name));
   const sets = ["status = ?", ...names.map((name) => `${name} = ?`)].join(", ");
-  const sql = `update runs set ${sets} where id = ? and status in (${from.map(() => "?").join(", ")})`;
+  const fenced = claim ? " and owner = ? and epoch = ?" : "";
+  const sql = `update runs set ${sets} where id = ? and status in (${from.map(() => "?").join(", ")})${fenced}`;
   const values = names.map((name) => fields[name as keyof RunTransition["fields"]] ?? null);
-  return prepare(sql).run(to, ...values, id, ...from).changes > 0;
+  const fence = claim ? [claim.owner, claim.epoch] : [];
+  return prepare(sql).run(to, ...values, id, ...from, ...fence).changes > 0;
 }

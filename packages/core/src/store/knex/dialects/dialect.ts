@@ -17,6 +17,19 @@ export interface Dialect {
    * false while another session holds it. A session that ends (a crashed process) frees it, unlike knex's lock row.
    * Absent where one process owns the database (SQLite).
    */
+  /**
+   * Wakes other processes when events are appended (PostgreSQL NOTIFY/LISTEN). `notify` runs inside the appending
+   * transaction (delivered at commit); `listen` keeps a connection of its own, reconnecting by itself. Absent where
+   * the event log is polled instead.
+   */
+  readonly eventNotifications?: {
+    notify(db: Knex | Knex.Transaction, origin: string): Promise<void>;
+    listen(
+      target: string,
+      onNotify: (origin: string) => void,
+      onError: (e: unknown) => void,
+    ): Promise<{ close(): Promise<void> }>;
+  };
   readonly migrationMutex?: {
     tryLock(knex: Knex, conn: unknown): Promise<boolean>;
     unlock(knex: Knex, conn: unknown): Promise<void>;

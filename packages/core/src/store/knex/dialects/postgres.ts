@@ -1,5 +1,14 @@
 import type { Knex } from "knex";
 import type { Dialect } from "./dialect.js";
+import { listenForNotifications } from "./postgres-listener.js";
+
+/** The NOTIFY channel of appended events; the payload is the appending process's owner id (a few dozen bytes). */
+const EVENTS_CHANNEL = "sluice_events";
+/**
+ * A session left idle inside a transaction this long is ended by the server: a process paused mid-batch (SIGSTOP,
+ * a stalled VM) must not hold the row locks another instance needs to take its runs over.
+ */
+const IDLE_IN_TRANSACTION_MS = 10_000;
 
 /** The advisory-lock key migrating processes share (advisory locks are per database). */
 const MIGRATION_LOCK_KEY = "8317151707346042880"; // the bytes of "sluice", as a 64-bit number
@@ -19,8 +28,20 @@ export const postgresDialect: Dialect = {
       await knex.raw(`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`).connection(conn);
     },
   },
+  eventNotifications: {
+    async notify(db, origin) {
+      await db.raw("select pg_notify(?, ?)", [EVENTS_CHANNEL, origin]);
+    },
+    listen(url, onNotify, onError) {
+      return listenForNotifications({ connectionString: url }, EVENTS_CHANNEL, onNotify, onError);
+    },
+  },
   knexConfig(url) {
-    return { client: "pg", connection: { connectionString: url }, pool: { min: 0, max: 10 } };
+    return {
+      client: "pg",
+      connection: { connectionString: url, idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS },
+      pool: { min: 0, max: 10 },
+    };
   },
   async sizeBytes(knex: Knex) {
     const result = (await knex.raw("select pg_database_size(current_database()) as size")) as {

@@ -2,6 +2,7 @@ import type { Knex } from "knex";
 import * as m001 from "./001-initial-schema.js";
 import * as m003 from "./003-exact-usernames.js";
 import * as m005 from "./005-run-stats-indexes.js";
+import * as m007 from "./007-event-log-and-epochs.js";
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -13,6 +14,7 @@ export const MIGRATIONS: readonly (readonly [name: string, migration: Migration]
   ["001-initial-schema", m001],
   ["003-exact-usernames", m003],
   ["005-run-stats-indexes", m005],
+  ["007-event-log-and-epochs", m007],
 ];
 
 /** Bundling-safe migration source (no directory scanning). */

@@ -1,0 +1,109 @@
+import type { Knex } from "knex";
+import type { StreamedEvent } from "../../model/event-types.js";
+import type { EventLogEntry, EventLogStore } from "../ports.js";
+import type { Dialect } from "./dialects/dialect.js";
+import { chunksOfSize, toInt, toStr } from "./rows.js";
+
+type DbRow = Record<string, unknown>;
+
+/** Sequence numbers per DELETE when old events are pruned. */
+const PRUNE_CHUNK = 5000;
+
+const eventFromRow = (row: DbRow): StreamedEvent =>
+  ({ ...(JSON.parse(toStr(row.body)) as object), seq: toInt(row.seq) }) as StreamedEvent;
+
+/**
+ * Appends `entries` on `db` (a run-state batch's transaction, or the database) and returns their sequence numbers,
+ * in order; wakes the other processes where the dialect can.
+ */
+export async function appendEvents(
+  db: Knex | Knex.Transaction,
+  dialect: Dialect,
+  entries: readonly EventLogEntry[],
+): Promise<number[]> {
+  if (entries.length === 0) return [];
+  const createdAt = new Date().toISOString();
+  const rows = entries.map((e) => ({
+    run_id: e.event.run_id,
+    origin: e.origin,
+    body: JSON.stringify(e.event),
+    created_at: createdAt,
+  }));
+  const seqs: number[] = [];
+  for (const chunk of chunksOfSize(rows, (row) => row.body.length)) {
+    if (dialect.supportsUpdateReturning) {
+      const inserted = (await db("run_events").insert(chunk, ["seq"])) as DbRow[];
+      seqs.push(...inserted.map((r) => toInt(r.seq)));
+    } else {
+      // MySQL returns the first id only; the ids of one INSERT increase in row order (not always consecutively),
+      // and this process has one batch in flight at a time, so its own rows from that id on are this chunk's
+      const [first] = (await db("run_events").insert(chunk)) as number[];
+      const own = (await db("run_events")
+        .select("seq")
+        .where("seq", ">=", first ?? 0)
+        .where({ origin: chunk[0]!.origin })
+        .orderBy("seq")
+        .limit(chunk.length)) as DbRow[];
+      seqs.push(...own.map((r) => toInt(r.seq)));
+    }
+  }
+  const origins = new Set(entries.map((e) => e.origin));
+  for (const origin of origins) await dialect.eventNotifications?.notify(db, origin);
+  return seqs;
+}
+
+export function createEventLogStore(knex: Knex, dialect: Dialect, target: string): EventLogStore {
+  const notifications = dialect.eventNotifications;
+  return {
+    append: (entries) => appendEvents(knex, dialect, entries),
+
+    async after(after, origin, limit) {
+      const rows = (await knex("run_events")
+        .select("seq", "body")
+        .where("seq", ">", after)
+        .whereNot({ origin })
+        .orderBy("seq")
+        .limit(limit)) as DbRow[];
+      return rows.map(eventFromRow);
+    },
+
+    async ofRun(runId, since) {
+      const rows = (await knex("run_events")
+        .select("seq", "body")
+        .where({ run_id: runId })
+        .where("seq", ">", since)
+        .orderBy("seq")) as DbRow[];
+      return rows.map(eventFromRow);
+    },
+
+    async lastSeq() {
+      const row = (await knex("run_events").max({ seq: "seq" }).first()) as DbRow | undefined;
+      return toInt(row?.seq);
+    },
+
+    async prune(beforeIso) {
+      // in ranges of the primary key, so no one statement holds the database for long (SQLite blocks while it runs)
+      const bounds = (await knex("run_events")
+        .min({ low: "seq" })
+        .max({ high: "seq" })
+        .where("created_at", "<", beforeIso)
+        .first()) as DbRow | undefined;
+      if (bounds?.low == null) return 0;
+      const high = toInt(bounds.high);
+      let deleted = 0;
+      for (let low = toInt(bounds.low); low <= high; low += PRUNE_CHUNK) {
+        deleted += await knex("run_events")
+          .where("seq", ">=", low)
+          .where("seq", "<", Math.min(low + PRUNE_CHUNK, high + 1))
+          .delete();
+      }
+      return deleted;
+    },
+
+    ...(notifications && {
+      async watch(origin: string, wake: () => void, onError: (e: unknown) => void) {
+        return notifications.listen(target, (from) => from !== origin && wake(), onError);
+      },
+    }),
+  };
+}

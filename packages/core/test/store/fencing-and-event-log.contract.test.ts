@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createKnexStore, type KnexStore } from "../../src/store/knex/create-knex-store.js";
+import type { NodeRun, Run } from "../../src/model/run.js";
+import type { EventLogEntry } from "../../src/store/ports.js";
+import { createTestDatabase, testDialects, type TestDatabase } from "../../../../test-support/databases.js";
+
+const dialects = await testDialects();
+
+const t0 = "2026-01-01T00:00:00.000Z";
+const run = (id: string, over: Partial<Run> = {}): Run => ({
+  id,
+  pipeline_id: "p1",
+  status: "pending",
+  trigger: "manual",
+  params: {},
+  error: null,
+  created_at: t0,
+  started_at: null,
+  finished_at: null,
+  ...over,
+});
+const nodeRun = (id: string, runId: string, status: NodeRun["status"]): NodeRun => ({
+  id,
+  run_id: runId,
+  node_id: "n1",
+  status,
+  attempt: 1,
+  row_count: 0,
+  duration_ms: 0,
+  started_at: t0,
+  finished_at: null,
+  error: null,
+});
+const logEvent = (runId: string, message: string, origin = "o-a"): EventLogEntry => ({
+  origin,
+  event: { type: "log", run_id: runId, pipeline_id: "p1", node_id: null, level: "info", message, timestamp: t0 },
+});
+
+describe.each(dialects)("%s fencing and the event log", (dialect) => {
+  let db: TestDatabase;
+  let a: KnexStore;
+  let b: KnexStore;
+  beforeAll(async () => {
+    db = await createTestDatabase(dialect);
+    a = await createKnexStore(db.url);
+    b = await createKnexStore(db.url);
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await db?.drop();
+  });
+
+  /** Claims exactly run `id` (other tests' pending runs are claimed and failed out of the way). */
+  async function claimOnly(store: KnexStore, id: string, owner: string) {
+    const claimed = await store.runs.claimPending(owner, 1000, t0);
+    const mine = claimed.find((r) => r.id === id);
+    if (!mine) throw new Error(`${id} was not claimed`);
+    return mine;
+  }
+
+  it(`${dialect}: every claim of a run carries a higher epoch`, async () => {
+    await a.runs.insert([run("ep-1")]);
+    const first = await claimOnly(a, "ep-1", "owner-a");
+    await a.runs.failRunsOfOwners(["owner-a"], "interrupted", t0);
+    await a.knex("runs").where({ id: "ep-1" }).update({ status: "pending" });
+    const second = await claimOnly(b, "ep-1", "owner-b");
+    expect(second.epoch).toBeGreaterThan(first.epoch);
+    expect(second.owner).toBe("owner-b");
+  });
+
+  it(`${dialect}: an owner whose run was taken over has its late writes refused, whole`, async () => {
+    await a.runs.insert([run("late-1"), run("kept-1")]);
+    const late = await claimOnly(a, "late-1", "stalled");
+    await a.knex("runs").where({ id: "kept-1" }).update({ status: "running", owner: "stalled", epoch: 1 });
+    // another instance found the owner's heartbeat stale and failed its runs
+    await b.runs.failRunsOfOwners(["stalled"], "interrupted", t0);
+    await a.knex("runs").where({ id: "kept-1" }).update({ status: "running", owner: "stalled" });
+    const claim = { owner: "stalled", epoch: late.epoch };
+    const result = await a.runs.writeBatch({
+      nodeRuns: [nodeRun("late-nr", "late-1", "success"), nodeRun("kept-nr", "kept-1", "success")],
+      logs: [{ run_id: "late-1", node_id: "n1", level: "info", message: "late", timestamp: t0 }],
+      outputs: [{ run_id: "late-1", node_id: "n1", kind: "preview", data: { rows: [] } }],
+      transitions: [{ id: "late-1", from: ["running"], to: "success", fields: { owner: null }, claim }],
+      events: [logEvent("late-1", "late event", "stalled"), logEvent("kept-1", "kept event", "stalled")],
+      claims: new Map([
+        ["late-1", claim],
+        ["kept-1", { owner: "stalled", epoch: 1 }],
+      ]),
+    });
+    expect(result.refused).toEqual(["late-1"]);
+    expect(result.moved).toEqual([]);
+    expect(result.seqs).toHaveLength(1);
+    expect(await a.runs.get("late-1")).toMatchObject({ status: "failed", error: "interrupted" });
+    expect((await a.runs.nodeRuns("late-1")).map((n) => n.status)).toEqual([]);
+    expect(await a.runs.logs("late-1")).toEqual([]);
+    expect(await a.runs.output("late-1", "n1", "preview")).toBeNull();
+    expect((await a.eventLog.ofRun("late-1", 0)).map((e) => e.type)).toEqual([]);
+    // the run still held under its claim was written
+    expect((await a.runs.nodeRuns("kept-1")).map((n) => n.status)).toEqual(["success"]);
+    expect((await a.eventLog.ofRun("kept-1", 0)).map((e) => e.seq)).toEqual(result.seqs);
+  });
+
+  it(`${dialect}: a fenced transition on its own applies only under its claim`, async () => {
+    await a.runs.insert([run("ft-1")]);
+    const claimed = await claimOnly(a, "ft-1", "owner-ft");
+    const stale = { owner: "owner-ft", epoch: claimed.epoch - 1 };
+    expect(await a.runs.transition("ft-1", ["running"], "success", { owner: null }, stale)).toBe(false);
+    const current = { owner: "owner-ft", epoch: claimed.epoch };
+    expect(await a.runs.transition("ft-1", ["running"], "success", { owner: null }, current)).toBe(true);
+  });
+
+  it(`${dialect}: the heartbeat stamps only the runs still held, and says which`, async () => {
+    await a.runs.insert([run("hb-1"), run("hb-2")]);
+    await a.knex("runs").whereIn("id", ["hb-1", "hb-2"]).update({ status: "running", owner: "hb-owner" });
+    await a.knex("runs").where({ id: "hb-2" }).update({ owner: "someone-else" });
+    expect(await a.runs.heartbeat("hb-owner", ["hb-1", "hb-2"], t0)).toEqual(["hb-1"]);
+  });
+
+  it(`${dialect}: events get one increasing sequence across stores; others' are read after a seq, own skipped`, async () => {
+    const before = await a.eventLog.lastSeq();
+    const fromA = await a.eventLog.append([logEvent("ev-1", "a1", "o-a"), logEvent("ev-1", "a2", "o-a")]);
+    const fromB = (
+      await b.runs.writeBatch({ nodeRuns: [], logs: [], outputs: [], events: [logEvent("ev-1", "b1", "o-b")] })
+    ).seqs;
+    expect(fromA[0]).toBeGreaterThan(before);
+    expect(fromA[1]).toBeGreaterThan(fromA[0]!);
+    expect(fromB[0]).toBeGreaterThan(fromA[1]!);
+    expect(await a.eventLog.lastSeq()).toBe(fromB[0]);
+    const seenByA = await a.eventLog.after(before, "o-a", 100);
+    expect(seenByA.map((e) => [e.seq, e.type === "log" && e.message])).toEqual([[fromB[0], "b1"]]);
+    const replay = await b.eventLog.ofRun("ev-1", fromA[0]!);
+    expect(replay.map((e) => e.seq)).toEqual([fromA[1], fromB[0]]);
+    expect(replay[0]).toMatchObject({ type: "log", run_id: "ev-1", pipeline_id: "p1", message: "a2", timestamp: t0 });
+  });
+
+  it(`${dialect}: pruning deletes events written before the cut, in ranges`, async () => {
+    await a.eventLog.append(Array.from({ length: 30 }, (_, i) => logEvent("pr-1", `old ${i}`)));
+    const cut = new Date(Date.now() + 1000).toISOString();
+    await new Promise((r) => setTimeout(r, 1100));
+    const [kept] = await a.eventLog.append([logEvent("pr-1", "new")]);
+    expect(await a.eventLog.prune(cut)).toBeGreaterThanOrEqual(30);
+    expect((await a.eventLog.ofRun("pr-1", 0)).map((e) => e.seq)).toEqual([kept]);
+  });
+});
