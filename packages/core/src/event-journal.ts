@@ -16,6 +16,13 @@ const WATCHED_POLL_MS = 5000;
 /** Rows per read of other instances' events. */
 const PAGE = 1000;
 
+/** The reading of other instances' events, while someone listens. */
+interface Relay {
+  cursor: EventLogCursor;
+  watch: { close(): Promise<void> } | null;
+  timer: NodeJS.Timeout | null;
+}
+
 export interface EventJournalDeps {
   events: SluiceEvents;
   /** The group commit the events are written with (in the same transaction as the run state they describe). */
@@ -23,7 +30,10 @@ export interface EventJournalDeps {
   log: EventLogStore;
   /** This process's executor owner id: its own events are delivered at commit, not read back. */
   origin: string;
-  /** Whether other processes write the log too (PostgreSQL, MySQL): then their events are read and delivered. */
+  /**
+   * Whether other processes write the log too (PostgreSQL, MySQL): then, while anyone subscribes, their events are
+   * read and delivered as well.
+   */
   shared: boolean;
   logger: Logger;
 }
@@ -40,8 +50,9 @@ export class EventJournal {
   private readonly listeners = new Set<(e: StreamedEvent) => void>();
   private readonly unsubscribers: (() => void)[] = [];
   private readonly timers: NodeJS.Timeout[] = [];
+  /** Where other instances' events are read up to; set while the relay runs. */
   private cursor: EventLogCursor | null = null;
-  private watch: { close(): Promise<void> } | null = null;
+  private relay: Promise<Relay | null> | null = null;
   private reading = false;
   private readAgain = false;
   private stopped = false;
@@ -60,26 +71,15 @@ export class EventJournal {
       this.deps.events.on(type, fn as never);
       this.unsubscribers.push(() => this.deps.events.off(type, fn as never));
     }
-    this.every(PRUNE_EVERY_MS, () => this.prune());
-    if (!this.deps.shared) return;
-    this.cursor = new EventLogCursor(this.seq);
-    const { watch } = this.deps.log;
-    if (watch) {
-      this.watch = await watch(
-        this.deps.origin,
-        () => this.read(),
-        (e) => this.deps.logger.warn(`event log: listening failed, reconnecting: ${(e as Error).message}`),
-      );
-    }
-    this.every(this.watch ? WATCHED_POLL_MS : POLL_MS, () => this.read());
+    this.timers.push(this.every(PRUNE_EVERY_MS, () => this.prune()));
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     for (const off of this.unsubscribers.splice(0)) off();
     for (const t of this.timers.splice(0)) clearInterval(t);
-    await this.watch?.close();
     this.listeners.clear();
+    await this.stopRelay();
   }
 
   /** The latest sequence number delivered. */
@@ -87,9 +87,50 @@ export class EventJournal {
     return this.seq;
   }
 
+  /**
+   * Delivers every event from now on. Other instances' events are read from the log only while someone listens:
+   * an instance without clients spends nothing on them.
+   */
   subscribe(listener: (e: StreamedEvent) => void): () => void {
     this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    if (this.deps.shared && !this.relay && !this.stopped) {
+      this.relay = this.startRelay().catch((e: unknown) => {
+        this.deps.logger.warn(`event log: cannot read other instances' events: ${(e as Error).message}`);
+        this.relay = null;
+        return null;
+      });
+    }
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0) void this.stopRelay();
+    };
+  }
+
+  /** Reads other instances' events from the current end of the log on: woken by notifications, or polled. */
+  private async startRelay(): Promise<Relay> {
+    const relay: Relay = { cursor: new EventLogCursor(await this.deps.log.lastSeq()), watch: null, timer: null };
+    this.cursor = relay.cursor;
+    const { watch } = this.deps.log;
+    if (watch) {
+      relay.watch = await watch(
+        this.deps.origin,
+        () => this.read(),
+        (e) => this.deps.logger.warn(`event log: listening failed, reconnecting: ${(e as Error).message}`),
+      );
+    }
+    relay.timer = this.every(relay.watch ? WATCHED_POLL_MS : POLL_MS, () => this.read());
+    return relay;
+  }
+
+  private async stopRelay(): Promise<void> {
+    const relay = this.relay;
+    this.relay = null;
+    if (!relay) return;
+    const started = await relay;
+    if (!started) return;
+    if (this.cursor === started.cursor) this.cursor = null;
+    if (started.timer) clearInterval(started.timer);
+    await started.watch?.close();
   }
 
   /** A run's events with `seq > since`, oldest first, from the shared log (whichever instance executed it). */
@@ -141,13 +182,13 @@ export class EventJournal {
     await this.deps.log.prune(new Date(Date.now() - EVENT_RETENTION_MS).toISOString());
   }
 
-  private every(ms: number, fn: () => unknown): void {
+  private every(ms: number, fn: () => unknown): NodeJS.Timeout {
     const t = setInterval(() => {
       Promise.resolve()
         .then(fn)
         .catch((e: unknown) => this.deps.logger.warn(`event log: ${(e as Error).message}`));
     }, ms);
     t.unref();
-    this.timers.push(t);
+    return t;
   }
 }
