@@ -57,3 +57,33 @@ export async function spawnServe(
       }),
   };
 }
+
+/**
+ * `sluice serve --no-ui --db DB --instance-id ID` in a fresh temp dir, with short heartbeat and stale limits when
+ * given (several "hosts" on one machine, judged by heartbeat only). Registers the process in `started` so the test
+ * file can kill what it started.
+ */
+export async function spawnInstance(
+  db: string,
+  instanceId: string,
+  options: { heartbeatMs?: number; staleMs?: number; cwd: string; started: ServeProcess[] },
+): Promise<ServeProcess> {
+  const args = ["--no-ui", "--db", db, "--instance-id", instanceId];
+  if (options.heartbeatMs !== undefined) args.push("--heartbeat-ms", String(options.heartbeatMs));
+  const env: Record<string, string> = {};
+  if (options.staleMs !== undefined) env.SLUICE_STALE_MS = String(options.staleMs);
+  const server = await spawnServe(args, { cwd: options.cwd, env, startTimeoutMs: 30_000 });
+  options.started.push(server);
+  return server;
+}
+
+/** JSON from `{url}/api{path}`: GET, or POST of `json`. Throws on a status ≥ 400, with the body. */
+export async function apiJson<T>(url: string, path: string, json?: unknown): Promise<T> {
+  const res = await fetch(`${url}/api${path}`, {
+    method: json === undefined ? "GET" : "POST",
+    headers: { "content-type": "application/json" },
+    body: json === undefined ? undefined : JSON.stringify(json),
+  });
+  if (res.status >= 400) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { createTestDatabase, tempDir, testDialects } from "../../../test-support/databases.js";
-import { spawnServe, type ServeProcess } from "../../../test-support/serve-process.js";
+import { apiJson, spawnInstance, type ServeProcess } from "../../../test-support/serve-process.js";
 import { follow, type StreamMessage } from "../../../test-support/ws-follower.js";
 
 const servers: ServeProcess[] = [];
@@ -8,15 +8,7 @@ afterAll(async () => {
   for (const s of servers) await s.stop("SIGKILL");
 });
 
-const api = async <T>(url: string, p: string, json?: unknown): Promise<T> => {
-  const res = await fetch(`${url}/api${p}`, {
-    method: json === undefined ? "GET" : "POST",
-    headers: { "content-type": "application/json" },
-    body: json === undefined ? undefined : JSON.stringify(json),
-  });
-  if (!res.ok) throw new Error(`${p}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
-};
+const api = apiJson;
 
 /** Two transform nodes: a run emits created, started, 2 × (node started, log, node completed), completed. */
 const pipeline = {
@@ -44,11 +36,8 @@ describe.each(servable)("%s: events cross instances", (dialect) => {
   it(`${dialect}: a client of A sees every event of runs triggered on B; \`since\` replays on B`, async () => {
     const db = await createTestDatabase(dialect);
     try {
-      const args = (id: string) => ["--no-ui", "--db", db.url, "--instance-id", id];
-      const a = await spawnServe(args("instance-a"), { cwd: tempDir(), startTimeoutMs: 30_000 });
-      servers.push(a);
-      const b = await spawnServe(args("instance-b"), { cwd: tempDir(), startTimeoutMs: 30_000 });
-      servers.push(b);
+      const a = await spawnInstance(db.url, "instance-a", { cwd: tempDir(), started: servers });
+      const b = await spawnInstance(db.url, "instance-b", { cwd: tempDir(), started: servers });
 
       const onA = await follow(a.url);
       await onA.until((m) => m.type === "hello");

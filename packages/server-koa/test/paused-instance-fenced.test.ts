@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { createTestDatabase, tempDir, testDialects } from "../../../test-support/databases.js";
-import { spawnServe, type ServeProcess } from "../../../test-support/serve-process.js";
+import { apiJson, spawnInstance, type ServeProcess } from "../../../test-support/serve-process.js";
 
 const HEARTBEAT_MS = 500;
 const STALE_MS = 2000;
@@ -12,23 +12,9 @@ afterAll(async () => {
   }
 });
 
-async function serve(db: string, instanceId: string): Promise<ServeProcess> {
-  const server = await spawnServe(
-    ["--no-ui", "--db", db, "--instance-id", instanceId, "--heartbeat-ms", String(HEARTBEAT_MS)],
-    { cwd: tempDir(), env: { SLUICE_STALE_MS: String(STALE_MS) }, startTimeoutMs: 30_000 },
-  );
-  servers.push(server);
-  return server;
-}
-
-const api = async <T>(url: string, p: string, json?: unknown): Promise<T> => {
-  const res = await fetch(`${url}/api${p}`, {
-    method: json === undefined ? "GET" : "POST",
-    headers: { "content-type": "application/json" },
-    body: json === undefined ? undefined : JSON.stringify(json),
-  });
-  return (await res.json()) as T;
-};
+const serve = (db: string, instanceId: string) =>
+  spawnInstance(db, instanceId, { heartbeatMs: HEARTBEAT_MS, staleMs: STALE_MS, cwd: tempDir(), started: servers });
+const api = apiJson;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface RunState {
