@@ -65,7 +65,7 @@ export class EventJournal {
       const fn = (payload: SluiceEventMap[typeof type]) => {
         const event = { ...payload, type } as UnsequencedEvent;
         this.deps.writes.event({ origin: this.deps.origin, event }, (seq) =>
-          this.deliver({ ...event, seq } as StreamedEvent),
+          this.deliver({ ...event, seq } as StreamedEvent, true),
         );
       };
       this.deps.events.on(type, fn as never);
@@ -138,8 +138,13 @@ export class EventJournal {
     return this.deps.log.ofRun(runId, since);
   }
 
-  private deliver(event: StreamedEvent): void {
-    if (this.cursor && !this.cursor.see(event.seq)) return;
+  /**
+   * To every subscriber. An event read from the log is delivered once (the cursor knows what was read); one of this
+   * process is delivered at its commit whatever the cursor thinks (the reader never reads this process's events).
+   */
+  private deliver(event: StreamedEvent, own = false): void {
+    const fresh = this.cursor?.see(event.seq) ?? true;
+    if (!fresh && !own) return;
     if (event.seq > this.seq) this.seq = event.seq;
     for (const listener of this.listeners) listener(event);
   }

@@ -1,7 +1,8 @@
 /**
  * Which sequence numbers of the shared event log a process has seen. Numbers are handed out when rows are inserted
  * but become visible when their transaction commits, so a reader can see 12 before 11: 11 is then a gap, waited for
- * up to `settleMs` (a rolled-back transaction leaves a gap for ever). `floor` is the number below which nothing more
+ * up to `settleMs` (a rolled-back transaction leaves a gap for ever; 10 s is as long as PostgreSQL lets a session
+ * idle in a transaction). `floor` is the number below which nothing more
  * is expected: a reader asks for rows after it and skips those `see` says it has had.
  */
 export class EventLogCursor {
@@ -13,7 +14,7 @@ export class EventLogCursor {
 
   constructor(
     start: number,
-    private readonly settleMs = 2000,
+    private readonly settleMs = 10_000,
   ) {
     this.floor = start;
     this.max = start;

@@ -51,21 +51,25 @@ describe.each(servable)("%s: events cross instances", (dialect) => {
       for (const id of runIds) {
         const events = onA.messages.filter((m) => m.run_id === id);
         const types = events.map((m) => m.type);
-        expect(types[0]).toBe("run.created");
-        expect(types[1]).toBe("run.started");
+        expect(types.filter((t) => t === "run.created")).toHaveLength(1);
         expect(types.at(-1)).toBe("run.completed");
         expect(types.filter((t) => t === "node.completed")).toHaveLength(2);
-        // in order: sequence numbers increase within the run, and node events follow their run's start
-        const seqs = events.map((m) => m.seq!);
+        // in order: what the executing instance wrote arrives in sequence (run.created may come from the other
+        // instance, read from the log a little later: docs/events.md), each event once
+        const executed = events.filter((m) => m.type !== "run.created");
+        expect(executed[0]?.type).toBe("run.started");
+        const seqs = executed.map((m) => m.seq!);
         expect([...seqs].sort((x, y) => x - y)).toEqual(seqs);
-        expect(new Set(seqs).size).toBe(seqs.length);
+        expect(new Set(events.map((m) => m.seq)).size).toBe(events.length);
         const keepDone = events.find((m) => m.type === "node.completed" && m.node_id === "keep");
         expect(keepDone).toMatchObject({ status: "success", row_count: 0 });
       }
 
       // follow the first run from its start on A, drop, reconnect to B with the last seq seen
       const first = runIds[0]!;
-      const seenOnA = onA.messages.filter((m) => m.run_id === first);
+      const seenOnA = onA.messages
+        .filter((m) => m.run_id === first && m.type !== "subscribed")
+        .sort((x, y) => x.seq! - y.seq!);
       const lastSeen = seenOnA[1]!.seq!;
       const onB = await follow(b.url);
       onB.send({ type: "subscribe", run_id: first, since: lastSeen });

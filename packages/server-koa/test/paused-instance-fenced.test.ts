@@ -43,7 +43,7 @@ describe.skipIf(!postgres)("an instance paused past the stale limit is fenced of
           {
             id: "slow",
             type: "code",
-            config: { code: "await new Promise(r => setTimeout(r, 3000)); return [{ n: 1 }];" },
+            config: { code: "await new Promise(r => setTimeout(r, 6000)); return [{ n: 1 }];" },
           },
           { id: "after", type: "transform", config: { rules: [{ type: "filter", expression: "true" }] } },
         ],
@@ -86,7 +86,7 @@ describe.skipIf(!postgres)("an instance paused past the stale limit is fenced of
       expect(after.node_runs.find((n) => n.node_id === "after")?.status).not.toBe("success");
       // after the takeover the log holds only the survivor's verdict, nothing the woken owner wrote
       const logs = await api<{ timestamp: string; message: string }[]>(survivor.url, `/runs/${run.id}/logs`);
-      const late = logs.filter((l) => l.timestamp > after.finished_at!).map((l) => l.message);
+      const late = logs.filter((l) => l.timestamp >= after.finished_at!).map((l) => l.message);
       expect(late).toEqual(["interrupted: its instance stopped; not resumed, no retry left for slow (attempt 1)"]);
       // the woken owner still serves, and runs new work normally
       const next = await api<{ id: string }>(owner.url, `/pipelines/${pipeline.id}/run`, { params: {} });

@@ -86,7 +86,7 @@ describe.skipIf(!postgres)("two instances on one PostgreSQL, short heartbeat/sta
             id: "slow",
             type: "code",
             max_retries: 1,
-            config: { code: "await new Promise(r => setTimeout(r, 2500)); return [{ done: true }];" },
+            config: { code: "await new Promise(r => setTimeout(r, 6000)); return [{ done: true }];" },
           },
         ],
         edges: [{ from: "first", to: "slow" }],

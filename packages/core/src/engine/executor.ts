@@ -19,6 +19,14 @@ export const DEFAULT_STALE_MS = 20_000;
 const MAX_HINTS = 10_000;
 const HINT_TTL_MS = 60_000;
 
+/** A run executing here: under which claim, its execution, and the pipeline it runs. */
+interface Active {
+  epoch: number;
+  execution: RunExecution;
+  done: Promise<unknown>;
+  pipeline?: Pipeline;
+}
+
 export interface ExecutorOptions extends Omit<RunExecutionDeps, "registry" | "store" | "suppressEffects" | "writes"> {
   store: RunStore;
   pipelines: PipelineStore;
@@ -46,7 +54,7 @@ export class Executor {
   readonly owner: string;
   /** The owner id's host part: the host name, or the configured instance id. */
   private readonly host: string;
-  private readonly active = new Map<string, { execution: RunExecution; done: Promise<unknown>; pipeline?: Pipeline }>();
+  private readonly active = new Map<string, Active>();
   private readonly hints = new Map<string, { pipeline: Pipeline; at: number }>();
   private readonly deps: RunExecutionDeps;
   /** The group commit of every run's state in this process; triggers queue their new runs through it too. */
@@ -67,8 +75,8 @@ export class Executor {
           options.logger.error(
             `executor: writing run state failed: ${this.scrubAll(e instanceof Error ? e.message : String(e))}`,
           ),
-        onRefused: (runIds) => {
-          for (const id of runIds) this.lost(id, true);
+        onRefused: (refused) => {
+          for (const { runId, claim } of refused) this.lost(runId, claim.epoch);
         },
       },
       options.eventLog,
@@ -106,7 +114,7 @@ export class Executor {
       const ids = this.activeRunIds;
       const stamped = new Set(await this.options.store.heartbeat(this.owner, ids, this.now()));
       // a run not stamped is no longer ours: another instance took it over while this process was stalled
-      for (const id of ids) if (!stamped.has(id)) this.lost(id, false);
+      for (const id of ids) if (!stamped.has(id)) this.lost(id);
       await this.recover();
     });
     this.wake();
@@ -140,18 +148,21 @@ export class Executor {
 
   /**
    * A run of this process another instance has taken over (it found this process's heartbeat stale): the execution
-   * is stopped, and whatever it still writes is refused by the store. `refused`: the store refused writes (certain);
-   * otherwise the heartbeat did not find the run, which a run just ending here does not need explaining.
+   * is stopped, and whatever it still writes is refused by the store. `refusedEpoch`: the store refused writes made
+   * under that claim (certain; a newer execution of the run here is left alone); otherwise the heartbeat did not find
+   * the run, which a run just ending here does not need explaining.
    */
-  private lost(runId: string, refused: boolean): void {
+  private lost(runId: string, refusedEpoch?: number): void {
     const entry = this.active.get(runId);
+    const refused = refusedEpoch !== undefined;
     if (!refused && (!entry || entry.execution.finishing)) return;
     this.options.logger.warn(
       `run ${runId}: taken over by another instance (this process's heartbeat went stale); ` +
         `${refused ? "its late writes were refused" : "its heartbeat found it no longer ours"} and it is stopped here`,
       { run_id: runId, owner: this.owner },
     );
-    entry?.execution.interrupt();
+    if (!entry || (refused && entry.epoch !== refusedEpoch)) return;
+    entry.execution.interrupt();
   }
 
   /** A running run of this process: executing nodes finish, no new node starts. */
@@ -187,7 +198,8 @@ export class Executor {
       interrupt: () => (pending.interrupted = true),
       finishing: false,
     };
-    const entry: { execution: RunExecution; done: Promise<unknown>; pipeline?: Pipeline } = {
+    const entry: Active = {
+      epoch: run.epoch,
       execution: placeholder as unknown as RunExecution,
       done: Promise.resolve(),
     };
@@ -271,7 +283,10 @@ export class Executor {
     // runs of this very process that nothing here executes any more: their end could not be written (the database
     // was unreachable) and the heartbeat has left them; they are treated like a dead owner's
     if (orphans) {
-      const at = new Date(staleBefore).toISOString();
+      // heartbeats are stamped with the clock (`now()`): staleness of our own runs is measured with it too
+      const at = new Date(
+        this.options.clock.now().getTime() - (this.options.staleMs ?? DEFAULT_STALE_MS),
+      ).toISOString();
       failed.push(...(await this.options.store.failRunsOfOwners([this.owner], INTERRUPTED, this.now(), at)));
     }
     if (failed.length === 0) return [];
@@ -301,9 +316,10 @@ export class Executor {
     const pipeline = await this.options.pipelines.get(run.pipeline_id);
     if (!pipeline) return;
     const nodes = new Map(pipeline.nodes.map((n) => [n.id, n]));
-    const interrupted = (await this.options.store.nodeRuns(run.id)).filter(
-      (nr) => nr.status === "failed" && nr.error === INTERRUPTED,
-    );
+    const nodeRuns = await this.options.store.nodeRuns(run.id);
+    const interrupted = nodeRuns.filter((nr) => nr.status === "failed" && nr.error === INTERRUPTED);
+    // a node that had failed for good would run again with a fresh budget: that run is failing, leave it failed
+    if (nodeRuns.some((nr) => nr.status === "failed" && nr.error !== INTERRUPTED)) return;
     const spent = interrupted.filter((nr) => {
       const node = nodes.get(nr.node_id);
       return !node || nr.attempt >= executionSettings(node).maxRetries + 1;

@@ -36,8 +36,8 @@ interface Claimed<T> {
 export interface WriteBufferHooks {
   /** A batch failed (it is then written again run by run). */
   onError: (e: unknown) => void;
-  /** The writes of these runs were refused: their claim no longer holds (another instance took them over). */
-  onRefused?: (runIds: string[]) => void;
+  /** The writes of these runs were refused: the claim they were made under no longer holds (a takeover). */
+  onRefused?: (refused: { runId: string; claim: RunClaim }[]) => void;
 }
 
 /**
@@ -169,25 +169,37 @@ export class WriteBuffer {
   private async tryWrite(q: Queued): Promise<boolean> {
     try {
       const claims = newestClaims(q);
-      const current = <T>(items: Claimed<T>[], runOf: (v: T) => string) =>
-        items.filter((i) => !i.claim || claims.get(runOf(i.value))?.epoch === i.claim.epoch).map((i) => i.value);
+      const current = (runId: string, claim: RunClaim | undefined) =>
+        !claim || claims.get(runId)?.epoch === claim.epoch;
+      const items = <T>(list: Claimed<T>[], runOf: (v: T) => string) =>
+        list.filter((i) => current(runOf(i.value), i.claim)).map((i) => i.value);
+      // a superseded execution's transition (an older claim of a run this process claimed again) is not sent
+      const [sent, superseded] = partition(q.transitions, (t) => current(t.transition.id, t.transition.claim));
+      for (const t of superseded) t.settle(false);
       const { moved, seqs, refused } = await this.store.writeBatch({
         runs: q.inserts.flatMap((i) => i.runs),
-        nodeRuns: current(q.nodeRuns, (nr) => nr.run_id),
-        logs: current(q.logs, (l) => l.run_id),
-        outputs: current(q.outputs, (o) => o.run_id),
-        transitions: q.transitions.map((t) => t.transition),
+        nodeRuns: items(q.nodeRuns, (nr) => nr.run_id),
+        logs: items(q.logs, (l) => l.run_id),
+        outputs: items(q.outputs, (o) => o.run_id),
+        transitions: sent.map((t) => t.transition),
         events: q.events.map((e) => e.entry),
         claims,
       });
       for (const i of q.inserts) i.settle();
       const movedIds = new Set(moved);
-      for (const t of q.transitions) t.settle(movedIds.has(t.transition.id));
+      for (const t of sent) t.settle(movedIds.has(t.transition.id));
       // a refused run's events were dropped: the numbers go to the others, in order
       const refusedIds = new Set(refused);
       let n = 0;
-      for (const e of q.events) if (!refusedIds.has(e.entry.event.run_id)) e.written(seqs[n++]!);
-      if (refused.length > 0) this.report(() => this.hooks.onRefused?.(refused));
+      for (const e of q.events) {
+        if (refusedIds.has(e.entry.event.run_id)) continue;
+        const seq = seqs[n++]!;
+        this.report(() => e.written(seq));
+      }
+      if (refused.length > 0) {
+        const lost = refused.map((runId) => ({ runId, claim: claims.get(runId)! }));
+        this.report(() => this.hooks.onRefused?.(lost));
+      }
       return true;
     } catch (e) {
       this.report(() => this.hooks.onError(e));
@@ -220,6 +232,13 @@ function newestClaims(q: Queued): Map<string, RunClaim> {
 }
 
 const hasClaims = (q: Queued) => newestClaims(q).size > 0;
+
+function partition<T>(items: readonly T[], keep: (item: T) => boolean): [T[], T[]] {
+  const yes: T[] = [];
+  const no: T[] = [];
+  for (const item of items) (keep(item) ? yes : no).push(item);
+  return [yes, no];
+}
 
 /** What one batch takes from the queue. */
 interface Queued {

@@ -13,7 +13,10 @@ export const claimHolds = (claim: RunClaim, row: Record<string, unknown>): boole
 /** The claims a batch is written under: its own, and those its transitions carry. */
 export function claimsOf(batch: RunStateBatch): Map<string, RunClaim> {
   const claims = new Map(batch.claims ?? []);
-  for (const t of batch.transitions ?? []) if (t.claim) claims.set(t.id, t.claim);
+  for (const t of batch.transitions ?? []) {
+    // an older claim never replaces a newer one
+    if (t.claim && (claims.get(t.id)?.epoch ?? -1) < t.claim.epoch) claims.set(t.id, t.claim);
+  }
   return claims;
 }
 

@@ -93,6 +93,7 @@ export function createEventLogStore(knex: Knex, dialect: Dialect, target: string
       let deleted = 0;
       for (let low = toInt(bounds.low); low <= high; low += PRUNE_CHUNK) {
         deleted += await knex("run_events")
+          .where("created_at", "<", beforeIso)
           .where("seq", ">=", low)
           .where("seq", "<", Math.min(low + PRUNE_CHUNK, high + 1))
           .delete();

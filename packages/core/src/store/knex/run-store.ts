@@ -119,7 +119,7 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
   }
 
   /**
-   * The runs of `claims` whose claim no longer holds. Their rows stay locked (shared) to the end of the transaction,
+   * The runs of `claims` whose claim no longer holds. Their rows stay locked to the end of the transaction,
    * so no other instance can take them over between this check and the writes it allows.
    */
   async function refusedClaims(trx: Knex.Transaction, claims: ReadonlyMap<string, RunClaim>): Promise<Set<string>> {
@@ -131,7 +131,8 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
       const query = trx("runs")
         .select("id", "status", "owner", "epoch")
         .whereIn("id", ids.slice(i, i + INSERT_CHUNK));
-      for (const row of (await (dialect.supportsSkipLocked ? query.forShare() : query)) as DbRow[])
+      // FOR UPDATE, not FOR SHARE: the batch then updates these rows, and InnoDB deadlocks on upgrading a shared lock
+      for (const row of (await (dialect.supportsSkipLocked ? query.forUpdate() : query)) as DbRow[])
         current.set(toStr(row.id), row);
     }
     for (const [id, claim] of claims) {

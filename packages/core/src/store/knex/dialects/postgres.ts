@@ -33,7 +33,12 @@ export const postgresDialect: Dialect = {
       await db.raw("select pg_notify(?, ?)", [EVENTS_CHANNEL, origin]);
     },
     listen(url, onNotify, onError) {
-      return listenForNotifications({ connectionString: url }, EVENTS_CHANNEL, onNotify, onError);
+      return listenForNotifications(
+        { connectionString: url, connectionTimeoutMillis: 10_000 },
+        EVENTS_CHANNEL,
+        onNotify,
+        onError,
+      );
     },
   },
   knexConfig(url) {
