@@ -128,3 +128,15 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
     }
   }
 }
+
+/** The owner id (`{instance id}:{pid}:{random}`) of a run in a PostgreSQL database: which instance executes it. */
+export async function pgRunOwner(url: string, runId: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ owner: string | null }>("select owner from runs where id = $1", [runId]);
+    return rows[0]?.owner ?? "";
+  } finally {
+    await client.end();
+  }
+}

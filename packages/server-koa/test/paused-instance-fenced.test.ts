@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { createTestDatabase, tempDir, testDialects } from "../../../test-support/databases.js";
+import { createTestDatabase, pgRunOwner, tempDir, testDialects } from "../../../test-support/databases.js";
 import { apiJson, spawnInstance, type ServeProcess } from "../../../test-support/serve-process.js";
 
 const HEARTBEAT_MS = 500;
@@ -36,8 +36,11 @@ describe.skipIf(!postgres)("an instance paused past the stale limit is fenced of
   it("postgres: SIGSTOP the owner, let the other take the run over, SIGCONT: its late writes are refused and logged", async () => {
     const db = await createTestDatabase("postgres");
     try {
-      const owner = await serve(db.url, "paused-owner");
-      const pipeline = await api<{ id: string }>(owner.url, "/pipelines", {
+      // both up before the run starts (a slow start on a loaded machine must not outlast the node); whichever
+      // claims the run is the one paused
+      const one = await serve(db.url, "instance-one");
+      const two = await serve(db.url, "instance-two");
+      const pipeline = await api<{ id: string }>(one.url, "/pipelines", {
         name: "result arrives late",
         nodes: [
           {
@@ -49,14 +52,17 @@ describe.skipIf(!postgres)("an instance paused past the stale limit is fenced of
         ],
         edges: [{ from: "slow", to: "after" }],
       });
-      const run = await api<{ id: string }>(owner.url, `/pipelines/${pipeline.id}/run`, { params: {} });
-      let state = await api<RunState>(owner.url, `/runs/${run.id}`);
-      for (let i = 0; i < 300 && !state.node_runs.some((n) => n.status === "running"); i++) {
+      const run = await api<{ id: string }>(one.url, `/pipelines/${pipeline.id}/run`, { params: {} });
+      let state = await api<RunState>(one.url, `/runs/${run.id}`);
+      const triggeredAt = Date.now();
+      while (!state.node_runs.some((n) => n.node_id === "slow" && n.status === "running")) {
+        if (Date.now() - triggeredAt > 30_000) throw new Error(`the node never ran: ${JSON.stringify(state)}`);
         await sleep(20);
-        state = await api<RunState>(owner.url, `/runs/${run.id}`);
+        state = await api<RunState>(one.url, `/runs/${run.id}`);
       }
-      expect(state.status).toBe("running");
-      const survivor = await serve(db.url, "survivor");
+      const [owner, survivor] = (await pgRunOwner(db.url, run.id)).startsWith("instance-one:")
+        ? [one, two]
+        : [two, one];
 
       owner.child.kill("SIGSTOP");
       const pausedAt = Date.now();
