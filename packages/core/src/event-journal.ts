@@ -49,7 +49,7 @@ export class EventJournal {
   private seq = 0;
   private readonly listeners = new Set<(e: StreamedEvent) => void>();
   private readonly unsubscribers: (() => void)[] = [];
-  private readonly timers: NodeJS.Timeout[] = [];
+  private pruning: NodeJS.Timeout | null = null;
   /** Where other instances' events are read up to; set while the relay runs. */
   private cursor: EventLogCursor | null = null;
   private relay: Promise<Relay | null> | null = null;
@@ -71,13 +71,13 @@ export class EventJournal {
       this.deps.events.on(type, fn as never);
       this.unsubscribers.push(() => this.deps.events.off(type, fn as never));
     }
-    this.timers.push(this.every(PRUNE_EVERY_MS, () => this.prune()));
+    this.pruning = this.every(PRUNE_EVERY_MS, () => this.prune());
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     for (const off of this.unsubscribers.splice(0)) off();
-    for (const t of this.timers.splice(0)) clearInterval(t);
+    if (this.pruning) clearInterval(this.pruning);
     this.listeners.clear();
     await this.stopRelay();
   }

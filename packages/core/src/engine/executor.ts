@@ -318,16 +318,15 @@ export class Executor {
     const nodes = new Map(pipeline.nodes.map((n) => [n.id, n]));
     const nodeRuns = await this.options.store.nodeRuns(run.id);
     const interrupted = nodeRuns.filter((nr) => nr.status === "failed" && nr.error === INTERRUPTED);
-    // a node that had failed for good would run again with a fresh budget: that run is failing, leave it failed
-    if (nodeRuns.some((nr) => nr.status === "failed" && nr.error !== INTERRUPTED)) return;
+    // no node was executing: there is no attempt to count a retry against (resume it by hand); a node that had failed
+    // for good would run again with a fresh budget: that run is failing, leave it failed
+    if (interrupted.length === 0 || nodeRuns.some((nr) => nr.status === "failed" && nr.error !== INTERRUPTED)) return;
     const spent = interrupted.filter((nr) => {
       const node = nodes.get(nr.node_id);
       return !node || nr.attempt >= executionSettings(node).maxRetries + 1;
     });
     const log = (level: LogLevel, message: string) =>
       this.writes.log({ run_id: run.id, node_id: null, level, message, timestamp: this.now() });
-    // no node was executing: there is no attempt to count a retry against (resume it by hand)
-    if (interrupted.length === 0) return;
     if (spent.length > 0) {
       const names = spent.map((nr) => `${nr.node_id} (attempt ${nr.attempt})`).join(", ");
       log("warning", `interrupted: its instance stopped; not resumed, no retry left for ${names}`);

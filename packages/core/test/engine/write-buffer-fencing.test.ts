@@ -1,34 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WriteBuffer } from "../../src/engine/write-buffer.js";
-import type { NodeRun, Run } from "../../src/model/run.js";
+import type { NodeRun } from "../../src/model/run.js";
 import { createKnexStore, type KnexStore } from "../../src/store/knex/create-knex-store.js";
 import type { RunClaim } from "../../src/store/ports.js";
 import { createTestDatabase, type TestDatabase } from "../../../../test-support/databases.js";
+import { nodeRunRow, pendingRun, T0 } from "../../../../test-support/run-fixtures.js";
 
-const t0 = "2026-01-01T00:00:00.000Z";
-const run = (id: string): Run => ({
-  id,
-  pipeline_id: "p1",
-  status: "pending",
-  trigger: "manual",
-  params: {},
-  error: null,
-  created_at: t0,
-  started_at: null,
-  finished_at: null,
-});
-const nodeRun = (id: string, runId: string, status: NodeRun["status"]): NodeRun => ({
-  id,
-  run_id: runId,
-  node_id: id,
-  status,
-  attempt: 1,
-  row_count: 0,
-  duration_ms: 0,
-  started_at: t0,
-  finished_at: null,
-  error: null,
-});
+const t0 = T0;
+const run = pendingRun;
+const nodeRun = (id: string, runId: string, status: NodeRun["status"]) =>
+  nodeRunRow(id, runId, { node_id: id, status });
 
 /*
  * This process lost a run (another instance failed it), then claimed it again: two executions of one run, an old

@@ -1,36 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKnexStore, type KnexStore } from "../../src/store/knex/create-knex-store.js";
-import type { NodeRun, Run } from "../../src/model/run.js";
+import type { NodeRun } from "../../src/model/run.js";
 import type { EventLogEntry } from "../../src/store/ports.js";
 import { createTestDatabase, testDialects, type TestDatabase } from "../../../../test-support/databases.js";
+import { nodeRunRow, pendingRun, T0 } from "../../../../test-support/run-fixtures.js";
 
 const dialects = await testDialects();
 
-const t0 = "2026-01-01T00:00:00.000Z";
-const run = (id: string, over: Partial<Run> = {}): Run => ({
-  id,
-  pipeline_id: "p1",
-  status: "pending",
-  trigger: "manual",
-  params: {},
-  error: null,
-  created_at: t0,
-  started_at: null,
-  finished_at: null,
-  ...over,
-});
-const nodeRun = (id: string, runId: string, status: NodeRun["status"]): NodeRun => ({
-  id,
-  run_id: runId,
-  node_id: "n1",
-  status,
-  attempt: 1,
-  row_count: 0,
-  duration_ms: 0,
-  started_at: t0,
-  finished_at: null,
-  error: null,
-});
+const t0 = T0;
+const run = pendingRun;
+const nodeRun = (id: string, runId: string, status: NodeRun["status"]) => nodeRunRow(id, runId, { status });
 const logEvent = (runId: string, message: string, origin = "o-a"): EventLogEntry => ({
   origin,
   event: { type: "log", run_id: runId, pipeline_id: "p1", node_id: null, level: "info", message, timestamp: t0 },

@@ -1,23 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKnexStore, type KnexStore } from "../../src/store/knex/create-knex-store.js";
-import type { NodeRun, Run } from "../../src/model/run.js";
+import type { Run } from "../../src/model/run.js";
 import { createTestDatabase, testDialects, type TestDatabase } from "../../../../test-support/databases.js";
+import { nodeRunRow, pendingRun, T0 } from "../../../../test-support/run-fixtures.js";
 
 const dialects = await testDialects();
 
-const t0 = "2026-01-01T00:00:00.000Z";
-const run = (id: string, over: Partial<Run> = {}): Run => ({
-  id,
-  pipeline_id: "p1",
-  status: "pending",
-  trigger: "manual",
-  params: { a: "1" },
-  error: null,
-  created_at: t0,
-  started_at: null,
-  finished_at: null,
-  ...over,
-});
+const t0 = T0;
+const run = (id: string, over: Partial<Run> = {}): Run => pendingRun(id, { params: { a: "1" }, ...over });
 
 describe.each(dialects)("%s run store contract", (dialect) => {
   let db: TestDatabase;
@@ -159,18 +149,7 @@ describe.each(dialects)("%s run store contract", (dialect) => {
   });
 
   it(`${dialect}: batched node runs upsert (last state wins), logs keep order and filter, outputs round-trip`, async () => {
-    const nr: NodeRun = {
-      id: "nr-1",
-      run_id: "br",
-      node_id: "n1",
-      status: "running",
-      attempt: 1,
-      row_count: 0,
-      duration_ms: 0,
-      started_at: t0,
-      finished_at: null,
-      error: null,
-    };
+    const nr = nodeRunRow("nr-1", "br");
     await a.runs.writeBatch({
       nodeRuns: [nr, { ...nr, status: "success", row_count: 5, duration_ms: 12, finished_at: t0 }],
       logs: [
@@ -194,18 +173,8 @@ describe.each(dialects)("%s run store contract", (dialect) => {
   });
 
   it(`${dialect}: node runs of several runs in one call, each run's in node-run id order`, async () => {
-    const nodeRun = (id: string, run_id: string, node_id: string): NodeRun => ({
-      id,
-      run_id,
-      node_id,
-      status: "success",
-      attempt: 1,
-      row_count: 3,
-      duration_ms: 4,
-      started_at: t0,
-      finished_at: t0,
-      error: null,
-    });
+    const nodeRun = (id: string, run_id: string, node_id: string) =>
+      nodeRunRow(id, run_id, { node_id, status: "success", row_count: 3, duration_ms: 4, finished_at: t0 });
     await a.runs.writeBatch({
       nodeRuns: [
         nodeRun("m-2", "many-a", "load"),
