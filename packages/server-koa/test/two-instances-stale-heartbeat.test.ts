@@ -113,7 +113,8 @@ describe.skipIf(!postgres)("two instances on one PostgreSQL, short heartbeat/sta
       instances[executing].child.kill("SIGKILL");
       let after = { status: "running", error: null as string | null, node_runs: state.node_runs };
       const killedAt = Date.now();
-      while (!["success", "failed"].includes(after.status) && Date.now() - killedAt < 30_000) {
+      // the run is `failed` / `interrupted` for a moment before the survivor queues it again: wait for its end
+      while (after.status !== "success" && Date.now() - killedAt < 30_000) {
         await sleep(50);
         after = await api<typeof after>(b.url, `/runs/${run.id}`);
       }
