@@ -15,6 +15,7 @@ export const ERROR_CODES = [
   "rate_limited",
   "method_not_allowed",
   "internal",
+  "unavailable",
 ] as const;
 export type SluiceErrorCode = (typeof ERROR_CODES)[number];
 
@@ -31,6 +32,7 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<SluiceErrorCode, number>> = Ob
   rate_limited: 429,
   method_not_allowed: 405,
   internal: 500,
+  unavailable: 503,
 });
 
 /** The code for an HTTP status that did not come from a SluiceError (body parser, router): the first with it. */

@@ -2,12 +2,11 @@ import type { RunStatus } from "../model/run.js";
 
 /** What the scheduler needs from runs; implemented over the run store by the facade. */
 export interface SchedulerRunsPort {
-  /** Queues a run and returns its id. */
-  trigger(
-    pipelineId: string,
-    trigger: "schedule" | "catchup",
-    params?: Record<string, string>,
-  ): Promise<{ id: string }>;
+  /**
+   * Queues the run of one schedule slot, recorded as fired in the same transaction; null when the slot had already
+   * fired (so retrying after an error never fires a slot twice).
+   */
+  triggerSlot(pipelineId: string, trigger: "schedule" | "catchup", slotIso: string): Promise<{ id: string } | null>;
   /** The most recent run of a pipeline, any trigger. */
   latestRun(
     pipelineId: string,

@@ -8,6 +8,7 @@ import type { Logger } from "../logger.js";
 import { notFound } from "../errors.js";
 import type { Pipeline } from "../model/pipeline.js";
 import type { Store } from "../store/ports.js";
+import { isDatabaseUnavailable } from "../store/database-unavailable.js";
 import { decideCatchUp } from "./catch-up.js";
 import { nextRunAt, nextSlot } from "./cron.js";
 import type { SchedulerRunsPort, Timers } from "./ports.js";
@@ -30,6 +31,8 @@ export interface SchedulerDeps {
 }
 
 const LEASE = "scheduler";
+/** How long the scheduler waits before trying a slot again while the database is unavailable. */
+const SLOT_RETRY_MS = 1000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 interface Entry {
@@ -50,6 +53,8 @@ export class SchedulerService {
   private leaseTimer: unknown = null;
   private slaTimer: unknown = null;
   private syncTimer: unknown = null;
+  /** Pending retries of slots that met an unavailable database. */
+  private readonly retries = new Set<unknown>();
   private marker: string | null = null;
   private leader = false;
   private running = false;
@@ -80,7 +85,9 @@ export class SchedulerService {
   async stop(): Promise<void> {
     this.running = false;
     this.deps.events.off("pipeline.changed", this.onPipelineChanged);
-    for (const t of [this.timer, this.leaseTimer, this.slaTimer, this.syncTimer]) if (t) this.timers.clearTimeout(t);
+    for (const t of [this.timer, this.leaseTimer, this.slaTimer, this.syncTimer, ...this.retries])
+      if (t) this.timers.clearTimeout(t);
+    this.retries.clear();
     this.timer = this.leaseTimer = this.slaTimer = this.syncTimer = null;
     await this.ticking.catch(() => undefined);
     if (this.leader) await this.deps.store.leases.release(LEASE, this.instanceId).catch(() => undefined);
@@ -130,8 +137,8 @@ export class SchedulerService {
       });
       if (decision.action === "none") continue;
       const slotIso = decision.slot.toISOString();
-      if (!(await this.deps.store.schedulerState.claimSlot(pipeline.id, slotIso))) continue;
       if (decision.action === "skip") {
+        if (!(await this.deps.store.schedulerState.claimSlot(pipeline.id, slotIso))) continue;
         this.deps.logger.info("missed schedule slot skipped", {
           pipeline_id: pipeline.id,
           slot: slotIso,
@@ -145,8 +152,9 @@ export class SchedulerService {
         });
         continue;
       }
-      const run = await this.deps.runs.trigger(pipeline.id, "catchup");
-      this.deps.logger.info("catch-up run queued", { pipeline_id: pipeline.id, slot: slotIso, run_id: run.id });
+      const run = await this.deps.runs.triggerSlot(pipeline.id, "catchup", slotIso);
+      if (run)
+        this.deps.logger.info("catch-up run queued", { pipeline_id: pipeline.id, slot: slotIso, run_id: run.id });
     }
   }
 
@@ -238,28 +246,50 @@ export class SchedulerService {
     const { pipeline } = entry;
     const slotIso = entry.next.toISOString();
     entry.next = nextSlot(pipeline.schedule as string, pipeline.schedule_timezone ?? "UTC", now);
+    await this.fireSlot(pipeline, slotIso, entry.next.getTime());
+  }
+
+  /**
+   * Records one slot and queues its run, or its `schedule.skipped`. While the database is unavailable (restarting,
+   * connection lost) it tries again every second, until the pipeline's next slot is due; recording is atomic, so a
+   * retry whose earlier attempt did reach the database finds the slot fired and adds nothing.
+   */
+  private async fireSlot(pipeline: Pipeline, slotIso: string, retryUntil: number): Promise<void> {
     try {
-      if (!(await this.deps.store.schedulerState.claimSlot(pipeline.id, slotIso))) return;
       const blockedBy = await this.unsatisfiedDependencies(pipeline);
-      if (blockedBy.length > 0) {
-        const reason = `dependencies not satisfied: ${blockedBy.join(", ")}`;
-        this.deps.logger.info("scheduled run skipped", {
-          pipeline_id: pipeline.id,
-          slot: slotIso,
-          blocked_by: blockedBy,
-        });
-        this.deps.events.emit("schedule.skipped", {
-          pipeline_id: pipeline.id,
-          slot: slotIso,
-          reason,
-          blocked_by: blockedBy,
-          timestamp: now.toISOString(),
-        });
+      if (blockedBy.length === 0) {
+        const run = await this.deps.runs.triggerSlot(pipeline.id, "schedule", slotIso);
+        if (run)
+          this.deps.logger.info("scheduled run queued", { pipeline_id: pipeline.id, slot: slotIso, run_id: run.id });
         return;
       }
-      await this.deps.runs.trigger(pipeline.id, "schedule");
+      if (!(await this.deps.store.schedulerState.claimSlot(pipeline.id, slotIso))) return;
+      const reason = `dependencies not satisfied: ${blockedBy.join(", ")}`;
+      this.deps.logger.info("scheduled run skipped", {
+        pipeline_id: pipeline.id,
+        slot: slotIso,
+        blocked_by: blockedBy,
+      });
+      this.deps.events.emit("schedule.skipped", {
+        pipeline_id: pipeline.id,
+        slot: slotIso,
+        reason,
+        blocked_by: blockedBy,
+        timestamp: this.deps.clock.now().toISOString(),
+      });
     } catch (err) {
-      this.fail(`slot ${slotIso} of ${pipeline.id}`, err);
+      const retryAt = this.deps.clock.now().getTime() + SLOT_RETRY_MS;
+      if (!isDatabaseUnavailable(err) || !this.running || !this.leader || retryAt >= retryUntil)
+        return this.fail(`slot ${slotIso} of ${pipeline.id}`, err);
+      this.deps.logger.warn("database unavailable; the schedule slot is tried again in 1 s", {
+        pipeline_id: pipeline.id,
+        slot: slotIso,
+      });
+      const handle = this.timers.setTimeout(() => {
+        this.retries.delete(handle);
+        if (this.running && this.leader) void this.fireSlot(pipeline, slotIso, retryUntil);
+      }, SLOT_RETRY_MS);
+      this.retries.add(handle);
     }
   }
 

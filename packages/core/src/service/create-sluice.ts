@@ -171,8 +171,10 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
     events,
     clock,
     logger,
+    // an instance that stopped renewing is judged dead by the same limit as its runs' heartbeats
+    leaseTtlMs: options.staleMs,
     runs: {
-      trigger: (pipelineId, trigger, params) => runs.trigger(pipelineId, { trigger, params }),
+      triggerSlot: (pipelineId, trigger, slotIso) => runs.triggerSlot(pipelineId, trigger, slotIso),
       latestRun: (pipelineId) => runs.latestRun(pipelineId),
       lastSuccessFinishedAt: (pipelineId) => runs.lastSuccessFinishedAt(pipelineId),
     },

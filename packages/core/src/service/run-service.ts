@@ -63,6 +63,16 @@ export class RunService {
     return run as Run;
   }
 
+  /**
+   * Queues the run of schedule slot `slotIso`, recorded as fired in the same transaction; null when the slot already
+   * fired (another instance, or an earlier attempt whose answer was lost).
+   */
+  async triggerSlot(pipelineId: string, trigger: "schedule" | "catchup", slotIso: string): Promise<Run | null> {
+    const pipeline = await this.runnablePipeline(pipelineId);
+    const [run] = await this.enqueue(pipeline, [{ ...pipeline.params }], trigger, slotIso);
+    return run ?? null;
+  }
+
   /** The HTTP body of a trigger: `{params?}`. */
   async triggerFromBody(pipelineId: string, body: unknown): Promise<RunAccepted> {
     const { params } = parseInput(TriggerRunRequestSchema, body ?? {});
@@ -264,7 +274,12 @@ export class RunService {
     return { ...base, type: "run.cancelled" };
   }
 
-  private async enqueue(pipeline: Pipeline, paramSets: Record<string, string>[], trigger: RunTrigger): Promise<Run[]> {
+  private async enqueue(
+    pipeline: Pipeline,
+    paramSets: Record<string, string>[],
+    trigger: RunTrigger,
+    slotIso?: string,
+  ): Promise<Run[]> {
     const created_at = this.now();
     const runs: Run[] = paramSets.map((params) => ({
       id: newId(),
@@ -277,8 +292,11 @@ export class RunService {
       started_at: null,
       finished_at: null,
     }));
-    // durable before the caller hears of them, in the transaction the executor writes run state in next
-    await this.deps.executor.writes.insertRuns(runs);
+    // durable before the caller hears of them: a slot's run with the slot's record, others in the transaction the
+    // executor writes run state in next
+    if (slotIso !== undefined) {
+      if (!(await this.deps.store.schedulerState.claimSlot(pipeline.id, slotIso, runs))) return [];
+    } else await this.deps.executor.writes.insertRuns(runs);
     for (const run of runs) {
       this.deps.events.emit("run.created", {
         run_id: run.id,

@@ -19,5 +19,6 @@ export type {
   UserStore,
   VersionNote,
 } from "./ports.js";
+export { isDatabaseUnavailable } from "./database-unavailable.js";
 export { parseDatabaseUrl, type ParsedDatabaseUrl } from "./database-url.js";
 export { createKnexStore, migrateDatabase, unlockMigrations, type KnexStore } from "./knex/create-knex-store.js";

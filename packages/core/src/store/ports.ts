@@ -84,8 +84,12 @@ export interface SchedulerState {
 
 export interface SchedulerStateStore {
   get(pipelineId: string): Promise<SchedulerState | null>;
-  /** Atomically records `slotIso` as fired; false when it (or a later slot) already was — so a slot fires once. */
-  claimSlot(pipelineId: string, slotIso: string): Promise<boolean>;
+  /**
+   * Atomically records `slotIso` as fired and, in the same transaction, inserts `runs` (the slot's run, marked with
+   * the slot); false, and nothing inserted, when that slot (or a later one) already was. Retrying after an error is
+   * safe: a slot fires once, whichever instance or attempt records it.
+   */
+  claimSlot(pipelineId: string, slotIso: string, runs?: readonly Run[]): Promise<boolean>;
   /** Atomically records that the SLA miss of local `date` was reported; false when it already was. */
   claimSlaDate(pipelineId: string, date: string): Promise<boolean>;
 }

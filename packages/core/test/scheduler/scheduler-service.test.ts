@@ -5,6 +5,7 @@ import type { RunStatus } from "../../src/model/run.js";
 import { SchedulerService } from "../../src/scheduler/scheduler-service.js";
 import { realTimers, type SchedulerRunsPort, type Timers } from "../../src/scheduler/ports.js";
 import { SluiceEvents } from "../../src/events.js";
+import type { Store } from "../../src/store/ports.js";
 import { createTestDatabase, type TestDatabase } from "../../../../test-support/databases.js";
 
 class FakeClock {
@@ -28,8 +29,13 @@ class RunLedger implements SchedulerRunsPort {
     created_at: string;
     finished_at: string | null;
   }[] = [];
-  constructor(private clock: FakeClock) {}
-  async trigger(pipelineId: string, trigger: "schedule" | "catchup") {
+  constructor(
+    private clock: FakeClock,
+    private store: Store,
+  ) {}
+  /** Claims the slot in the real store, as the real port does in the run's transaction. */
+  async triggerSlot(pipelineId: string, trigger: "schedule" | "catchup", slotIso: string) {
+    if (!(await this.store.schedulerState.claimSlot(pipelineId, slotIso))) return null;
     const id = `run-${this.runs.length + 1}`;
     this.runs.push({
       id,
@@ -73,7 +79,7 @@ beforeEach(async () => {
   db = await createTestDatabase("sqlite");
   clock = new FakeClock(new Date("2026-11-22T09:58:00Z"));
   sluice = await createSluice({ database: db.url, clock, logger: silentLogger });
-  ledger = new RunLedger(clock);
+  ledger = new RunLedger(clock, storeOf(sluice));
   scheduler = makeScheduler();
 });
 afterEach(async () => {

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKnexStore, type KnexStore } from "../../src/store/knex/create-knex-store.js";
+import { runToRow } from "../../src/store/knex/run-store.js";
 import { createTestDatabase, testDialects, type TestDatabase } from "../../../../test-support/databases.js";
+import { pendingRun } from "../../../../test-support/run-fixtures.js";
 
 const dialects = await testDialects();
 
@@ -47,6 +49,23 @@ describe.each(dialects)("%s lease and scheduler-state contract", (dialect) => {
     expect(await a.schedulerState.claimSlot("p1", "2026-01-01T05:00:00.000Z")).toBe(false);
     expect(await a.schedulerState.claimSlot("p1", "2026-01-01T07:00:00.000Z")).toBe(true);
     expect((await b.schedulerState.get("p1"))?.last_slot_at).toBe("2026-01-01T07:00:00.000Z");
+  });
+
+  it(`${dialect}: a slot and its run are recorded together; racing or retried claims add no second run`, async () => {
+    const slot = "2026-01-01T08:00:00.000Z";
+    const run = (id: string) => pendingRun(id, { pipeline_id: "p3", trigger: "schedule" });
+    // two instances, or an attempt retried after its answer was lost: the same slot, each with its own run
+    const claims = await Promise.all([
+      a.schedulerState.claimSlot("p3", slot, [run("slot-run-a")]),
+      b.schedulerState.claimSlot("p3", slot, [run("slot-run-b")]),
+      a.schedulerState.claimSlot("p3", slot, [run("slot-run-c")]),
+    ]);
+    expect(claims.filter(Boolean)).toHaveLength(1);
+    const rows = await a.knex("runs").where({ pipeline_id: "p3" }).select("id", "schedule_slot");
+    expect(rows).toEqual([{ id: `slot-run-${"abc"[claims.indexOf(true)]}`, schedule_slot: slot }]);
+    // a run for a slot already recorded is refused by the database too (unique per pipeline and slot)
+    await expect(a.knex("runs").insert({ ...runToRow(run("slot-run-d")), schedule_slot: slot })).rejects.toThrow();
+    expect(Number((await a.knex("runs").where({ pipeline_id: "p3" }).count({ n: "*" }))[0]?.n)).toBe(1);
   });
 
   it(`${dialect}: an SLA miss is reported once per date`, async () => {

@@ -1,4 +1,4 @@
-import { errorCodeForStatus, isSluiceError, type Logger } from "@sluice/core";
+import { errorCodeForStatus, isDatabaseUnavailable, isSluiceError, type Logger } from "@sluice/core";
 import type { Middleware } from "koa";
 
 interface HttpLikeError {
@@ -49,6 +49,17 @@ export function errorHandler(logger: Logger): Middleware {
           error: malformed ?? ((err.type && CLIENT_MESSAGES[err.type]) || (err.expose && err.message) || "bad request"),
           code: errorCodeForStatus(status),
         };
+        return;
+      }
+      if (isDatabaseUnavailable(e)) {
+        logger.warn("database unavailable", {
+          method: ctx.method,
+          path: ctx.path,
+          error: e instanceof Error ? e.message : String(e),
+        });
+        ctx.status = 503;
+        ctx.set("Retry-After", "1");
+        ctx.body = { error: "the database is unavailable; retry shortly", code: "unavailable" };
         return;
       }
       logger.error("unhandled error", {

@@ -17,6 +17,7 @@ import { createInsightStore } from "./insight-store.js";
 import { createLeaseStore } from "./lease-store.js";
 import { createWebhookStore } from "./webhook-store.js";
 import { createSchedulerStateStore } from "./scheduler-state-store.js";
+import { sqliteSchedulerStateStore } from "./sqlite-scheduler-state.js";
 import { createSystemStore } from "./system-store.js";
 import { createLoginAttemptStore } from "./login-attempt-store.js";
 import { createUserStore } from "./user-store.js";
@@ -64,7 +65,9 @@ export async function createKnexStore(database: string): Promise<KnexStore> {
     insights: createInsightStore(knex),
     leases: createLeaseStore(knex),
     webhooks: createWebhookStore(knex),
-    schedulerState: createSchedulerStateStore(knex),
+    schedulerState: sqlite
+      ? sqliteSchedulerStateStore(createSchedulerStateStore(knex), sqlite)
+      : createSchedulerStateStore(knex),
     users: createUserStore(knex),
     connections: createConnectionStore(knex),
     variables: createVariableStore(knex),

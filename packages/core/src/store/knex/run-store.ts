@@ -68,7 +68,12 @@ function dlqFromRow(row: DbRow): DlqEntry {
   };
 }
 
-const runToRow = (r: Run): DbRow => ({ ...r, params: JSON.stringify(r.params), owner: null, heartbeat_at: null });
+export const runToRow = (r: Run): DbRow => ({
+  ...r,
+  params: JSON.stringify(r.params),
+  owner: null,
+  heartbeat_at: null,
+});
 
 async function insertChunked(db: Knex | Knex.Transaction, table: string, rows: readonly DbRow[]): Promise<void> {
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) await db(table).insert(rows.slice(i, i + INSERT_CHUNK));

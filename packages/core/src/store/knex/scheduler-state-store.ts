@@ -1,6 +1,9 @@
 import type { Knex } from "knex";
 import type { SchedulerState, SchedulerStateStore } from "../ports.js";
 import { toNullableStr } from "./rows.js";
+import { runToRow } from "./run-store.js";
+
+const nowIso = () => new Date().toISOString();
 
 export function createSchedulerStateStore(knex: Knex): SchedulerStateStore {
   async function upsert(pipelineId: string, fields: Partial<Omit<SchedulerState, "pipeline_id">>): Promise<void> {
@@ -9,6 +12,13 @@ export function createSchedulerStateStore(knex: Knex): SchedulerStateStore {
       .insert({ pipeline_id: pipelineId, last_slot_at: null, last_sla_date: null, ...fields, updated_at: now })
       .onConflict("pipeline_id")
       .merge({ ...fields, updated_at: now });
+  }
+  /** The pipeline's row, so that claims can update it. */
+  async function ensureRow(pipelineId: string): Promise<void> {
+    await knex("scheduler_state")
+      .insert({ pipeline_id: pipelineId, last_slot_at: null, last_sla_date: null, updated_at: nowIso() })
+      .onConflict("pipeline_id")
+      .ignore();
   }
   return {
     async get(pipelineId) {
@@ -21,22 +31,18 @@ export function createSchedulerStateStore(knex: Knex): SchedulerStateStore {
         last_sla_date: toNullableStr(row.last_sla_date),
       };
     },
-    /** Records a fired slot; false when that slot (or a later one) was already recorded — exactly-once firing. */
-    async claimSlot(pipelineId, slotIso) {
-      await knex("scheduler_state")
-        .insert({
-          pipeline_id: pipelineId,
-          last_slot_at: null,
-          last_sla_date: null,
-          updated_at: new Date().toISOString(),
-        })
-        .onConflict("pipeline_id")
-        .ignore();
-      const changed = await knex("scheduler_state")
-        .where({ pipeline_id: pipelineId })
-        .andWhere((q) => q.whereNull("last_slot_at").orWhere("last_slot_at", "<", slotIso))
-        .update({ last_slot_at: slotIso, updated_at: new Date().toISOString() });
-      return changed > 0;
+    async claimSlot(pipelineId, slotIso, runs = []) {
+      await ensureRow(pipelineId);
+      // the conditional UPDATE comes first: it takes the row's write lock at once (no shared lock to upgrade)
+      return knex.transaction(async (trx) => {
+        const changed = await trx("scheduler_state")
+          .where({ pipeline_id: pipelineId })
+          .andWhere((q) => q.whereNull("last_slot_at").orWhere("last_slot_at", "<", slotIso))
+          .update({ last_slot_at: slotIso, updated_at: new Date().toISOString() });
+        if (changed === 0) return false;
+        if (runs.length > 0) await trx("runs").insert(runs.map((r) => ({ ...runToRow(r), schedule_slot: slotIso })));
+        return true;
+      });
     },
     async claimSlaDate(pipelineId, date) {
       await upsert(pipelineId, {});

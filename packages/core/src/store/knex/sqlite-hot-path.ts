@@ -10,7 +10,7 @@ type DbRow = Record<string, unknown>;
 const SELECT_RUN = `select ${RUN_COLUMNS.join(", ")} from runs where id = ?`;
 const INSERT_RUN =
   "insert into runs (id, pipeline_id, status, trigger, params, error, created_at, started_at, finished_at, owner, " +
-  "heartbeat_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, null, null)";
+  "heartbeat_at, schedule_slot) values (?, ?, ?, ?, ?, ?, ?, ?, ?, null, null, ?)";
 // one UPDATE … RETURNING is atomic (a read-then-write transaction could not upgrade its lock)
 const CLAIM =
   "update runs set status = 'running', owner = ?, epoch = epoch + 1, heartbeat_at = ?, started_at = ?, " +
@@ -122,7 +122,8 @@ export function sqlitePipelineStore(base: PipelineStore, sqlite: SqliteStatement
   };
 }
 
-function insertRuns(prepare: Prepare, runs: readonly Run[]): void {
+/** Inserts just-queued runs; `scheduleSlot` marks them as the runs of that slot (see SchedulerStateStore.claimSlot). */
+export function insertRuns(prepare: Prepare, runs: readonly Run[], scheduleSlot: string | null = null): void {
   const insert = prepare(INSERT_RUN);
   for (const r of runs) {
     insert.run(
@@ -135,6 +136,7 @@ function insertRuns(prepare: Prepare, runs: readonly Run[]): void {
       r.created_at,
       r.started_at,
       r.finished_at,
+      scheduleSlot,
     );
   }
 }

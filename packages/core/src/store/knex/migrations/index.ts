@@ -3,6 +3,7 @@ import * as m001 from "./001-initial-schema.js";
 import * as m003 from "./003-exact-usernames.js";
 import * as m005 from "./005-run-stats-indexes.js";
 import * as m007 from "./007-event-log-and-epochs.js";
+import * as m008 from "./008-run-schedule-slot.js";
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -15,6 +16,7 @@ export const MIGRATIONS: readonly (readonly [name: string, migration: Migration]
   ["003-exact-usernames", m003],
   ["005-run-stats-indexes", m005],
   ["007-event-log-and-epochs", m007],
+  ["008-run-schedule-slot", m008],
 ];
 
 /** Bundling-safe migration source (no directory scanning). */
