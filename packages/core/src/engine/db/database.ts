@@ -22,8 +22,8 @@ interface NodeDatabaseBase {
  * not run on the server's event loop.
  */
 export type NodeDatabase =
-  | (NodeDatabaseBase & { dialect: "postgres"; knex: Knex })
-  | (NodeDatabaseBase & { dialect: "mysql"; knex: Knex })
+  | (NodeDatabaseBase & { dialect: "postgres"; knex: Knex; lost: AbortSignal })
+  | (NodeDatabaseBase & { dialect: "mysql"; knex: Knex; lost: AbortSignal })
   | (NodeDatabaseBase & { dialect: "sqlite"; sqlite: SqliteWorker });
 
 let sqliteBuilder: Knex | undefined;
@@ -67,18 +67,26 @@ export async function openNodeDatabase(conn: ResolvedConnection): Promise<NodeDa
     const sqlite = await SqliteWorker.open(conn.host);
     return { dialect, sqlite, cancel: async () => sqlite.stop(cancelledError()), close: () => sqlite.close() };
   }
+  // aborted when the connection errors or ends under us (server restart, network loss): knex's row stream is never
+  // told, and would wait for ever
+  const lost = new AbortController();
+  const pool = {
+    min: 1,
+    max: 1,
+    afterCreate(connection: NodeJS.EventEmitter, done: (err: Error | null, connection: unknown) => void) {
+      connection.on("error", (e: Error) => lost.abort(e));
+      connection.on("end", () => lost.abort(new Error("the connection to the database was lost")));
+      done(null, connection);
+    },
+  };
   const knex =
     dialect === "postgres"
       ? knexFactory({
           client: "pg",
           connection: { ...pgClientConfig(conn), types: pgTypes } as Knex.PgConnectionConfig,
-          pool: { min: 1, max: 1 },
+          pool,
         })
-      : knexFactory({
-          client: "mysql2",
-          connection: mysqlOptions(conn) as Knex.MySqlConnectionConfig,
-          pool: { min: 1, max: 1 },
-        });
+      : knexFactory({ client: "mysql2", connection: mysqlOptions(conn) as Knex.MySqlConnectionConfig, pool });
   // the session id of the single pooled connection, to cancel its running statement from a second connection
   const idRows = await knex.raw(
     dialect === "postgres" ? "select pg_backend_pid() as id" : "select connection_id() as id",
@@ -88,6 +96,7 @@ export async function openNodeDatabase(conn: ResolvedConnection): Promise<NodeDa
   return {
     dialect,
     knex,
+    lost: lost.signal,
     async cancel() {
       if (!Number.isFinite(sessionId)) return;
       if (dialect === "postgres") {
@@ -145,7 +154,10 @@ export async function* streamRows(
   // pg-query-stream fetches 100 rows per round trip by default; ask for whole batches
   const stream = db.knex.raw(sql, bindings as Knex.RawBinding[]).stream({ batchSize, highWaterMark: batchSize });
   const onAbort = () => stream.destroy(new SluiceError("unprocessable", "the query was cancelled"));
+  const onLost = () => stream.destroy(db.lost.reason as Error);
   signal.addEventListener("abort", onAbort, { once: true });
+  db.lost.addEventListener("abort", onLost, { once: true });
+  if (db.lost.aborted) onLost();
   try {
     for await (const row of stream as AsyncIterable<Row>) {
       batch.push(row);
@@ -156,6 +168,7 @@ export async function* streamRows(
     }
   } finally {
     signal.removeEventListener("abort", onAbort);
+    db.lost.removeEventListener("abort", onLost);
   }
   if (batch.length) yield batch;
 }
