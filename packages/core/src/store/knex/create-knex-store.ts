@@ -16,6 +16,7 @@ import { SqliteStatements } from "./sqlite-statements.js";
 import { createInsightStore } from "./insight-store.js";
 import { createLeaseStore } from "./lease-store.js";
 import { createWebhookStore } from "./webhook-store.js";
+import { cachedPipelineStore } from "./cached-pipeline-store.js";
 import { createSchedulerStateStore } from "./scheduler-state-store.js";
 import { sqliteSchedulerStateStore } from "./sqlite-scheduler-state.js";
 import { createSystemStore } from "./system-store.js";
@@ -41,6 +42,13 @@ export async function createKnexStore(database: string): Promise<KnexStore> {
   await migrateOrClose(knex, dialect);
   const pipelines = createPipelineStore(knex);
   const runs = createRunStore(knex, dialect);
+  const pipelineChanges = dialect.pipelineChanges;
+  const cached =
+    pipelineChanges && parsed.url
+      ? await cachedPipelineStore(pipelines, {
+          listen: (onChange, onLost) => pipelineChanges.listen(parsed.url as string, onChange, onLost),
+        })
+      : null;
   // SQLite runs its hot statements through better-sqlite3 directly (prepared once) and checkpoints off the event loop
   const sqlite = parsed.dialect === "sqlite" ? new SqliteStatements(knex) : null;
   let checkpointer: SqliteCheckpointer | null = null;
@@ -59,7 +67,7 @@ export async function createKnexStore(database: string): Promise<KnexStore> {
     dialect: parsed.dialect,
     filePath: parsed.filePath,
     knex,
-    pipelines: sqlite ? sqlitePipelineStore(pipelines, sqlite) : pipelines,
+    pipelines: sqlite ? sqlitePipelineStore(pipelines, sqlite) : (cached ?? pipelines),
     runs: sqlite ? sqliteRunStore(runs, sqlite) : runs,
     system: createSystemStore(knex, dialect),
     insights: createInsightStore(knex),
@@ -74,6 +82,7 @@ export async function createKnexStore(database: string): Promise<KnexStore> {
     loginAttempts: createLoginAttemptStore(knex),
     eventLog: createEventLogStore(knex, dialect, parsed.url ?? ""),
     close: async () => {
+      await cached?.close();
       await knex.destroy();
       await checkpointer?.close();
     },

@@ -14,7 +14,7 @@ const eventFromRow = (row: DbRow): StreamedEvent =>
 
 /**
  * Appends `entries` on `db` (a run-state batch's transaction, or the database) and returns their sequence numbers,
- * in order; wakes the other processes where the dialect can.
+ * in order.
  */
 export async function appendEvents(
   db: Knex | Knex.Transaction,
@@ -47,8 +47,7 @@ export async function appendEvents(
       seqs.push(...own.map((r) => toInt(r.seq)));
     }
   }
-  const origins = new Set(entries.map((e) => e.origin));
-  for (const origin of origins) await dialect.eventNotifications?.notify(db, origin);
+  // PostgreSQL announces the new rows itself, at commit (trigger run_events_appended, migration 009)
   return seqs;
 }
 

@@ -13,23 +13,33 @@ export interface Dialect {
   /** Whether `UPDATE … RETURNING` exists (claiming runs in one statement). */
   readonly supportsUpdateReturning: boolean;
   /**
-   * The database-wide lock that lets one process at a time migrate, taken on the session `conn` without waiting:
-   * false while another session holds it. A session that ends (a crashed process) frees it, unlike knex's lock row.
-   * Absent where one process owns the database (SQLite).
-   */
-  /**
-   * Wakes other processes when events are appended (PostgreSQL NOTIFY/LISTEN). `notify` runs inside the appending
-   * transaction (delivered at commit); `listen` keeps a connection of its own, reconnecting by itself. Absent where
-   * the event log is polled instead.
+   * Wakes other processes when events are appended (PostgreSQL: NOTIFY from a trigger on `run_events`, delivered at
+   * commit, migration 009); `listen` keeps a connection of its own, reconnecting by itself. Absent where the event
+   * log is polled instead.
    */
   readonly eventNotifications?: {
-    notify(db: Knex | Knex.Transaction, origin: string): Promise<void>;
     listen(
       target: string,
       onNotify: (origin: string) => void,
       onError: (e: unknown) => void,
     ): Promise<{ close(): Promise<void> }>;
   };
+  /**
+   * Where the database announces every write of a pipeline row (PostgreSQL: NOTIFY from a trigger, migration 009), so
+   * instances can keep pipelines in memory (cached-pipeline-store.ts). Absent: every read goes to the database.
+   */
+  readonly pipelineChanges?: {
+    listen(
+      target: string,
+      onChange: (pipelineId: string | null) => void,
+      onLost: (e: unknown) => void,
+    ): Promise<{ close(): Promise<void> }>;
+  };
+  /**
+   * The database-wide lock that lets one process at a time migrate, taken on the session `conn` without waiting:
+   * false while another session holds it. A session that ends (a crashed process) frees it, unlike knex's lock row.
+   * Absent where one process owns the database (SQLite).
+   */
   readonly migrationMutex?: {
     tryLock(knex: Knex, conn: unknown): Promise<boolean>;
     unlock(knex: Knex, conn: unknown): Promise<void>;

@@ -32,7 +32,7 @@ export async function listenForNotifications(
     };
     next.on("notification", (n) => onNotify(n.payload ?? ""));
     next.on("error", onLost);
-    next.on("end", () => onLost());
+    next.on("end", () => onLost(new Error("the LISTEN connection ended")));
     try {
       await next.connect();
       await next.query(`listen ${pg.escapeIdentifier(channel)}`);

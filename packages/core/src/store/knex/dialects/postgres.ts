@@ -2,8 +2,13 @@ import type { Knex } from "knex";
 import type { Dialect } from "./dialect.js";
 import { listenForNotifications } from "./postgres-listener.js";
 
-/** The NOTIFY channel of appended events; the payload is the appending process's owner id (a few dozen bytes). */
+/**
+ * The NOTIFY channel of appended events (migration 009's trigger); the payload is the appending process's owner id
+ * (a few dozen bytes).
+ */
 const EVENTS_CHANNEL = "sluice_events";
+/** The NOTIFY channel of pipeline writes (migration 009's trigger); the payload is the pipeline id. */
+const PIPELINES_CHANNEL = "sluice_pipelines";
 /**
  * A session left idle inside a transaction this long is ended by the server: a process paused mid-batch (SIGSTOP,
  * a stalled VM) must not hold the row locks another instance needs to take its runs over.
@@ -28,10 +33,17 @@ export const postgresDialect: Dialect = {
       await knex.raw(`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`).connection(conn);
     },
   },
-  eventNotifications: {
-    async notify(db, origin) {
-      await db.raw("select pg_notify(?, ?)", [EVENTS_CHANNEL, origin]);
+  pipelineChanges: {
+    listen(url, onChange, onLost) {
+      return listenForNotifications(
+        { connectionString: url, connectionTimeoutMillis: 10_000, keepAlive: true },
+        PIPELINES_CHANNEL,
+        (id) => onChange(id === "" ? null : id),
+        onLost,
+      );
     },
+  },
+  eventNotifications: {
     listen(url, onNotify, onError) {
       return listenForNotifications(
         { connectionString: url, connectionTimeoutMillis: 10_000 },

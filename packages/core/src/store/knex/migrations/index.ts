@@ -4,6 +4,7 @@ import * as m003 from "./003-exact-usernames.js";
 import * as m005 from "./005-run-stats-indexes.js";
 import * as m007 from "./007-event-log-and-epochs.js";
 import * as m008 from "./008-run-schedule-slot.js";
+import * as m009 from "./009-change-notifications.js";
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -17,6 +18,7 @@ export const MIGRATIONS: readonly (readonly [name: string, migration: Migration]
   ["005-run-stats-indexes", m005],
   ["007-event-log-and-epochs", m007],
   ["008-run-schedule-slot", m008],
+  ["009-change-notifications", m009],
 ];
 
 /** Bundling-safe migration source (no directory scanning). */

@@ -1,0 +1,132 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createKnexStore, type KnexStore } from "../../src/store/knex/create-knex-store.js";
+import type { Pipeline } from "../../src/model/pipeline.js";
+import { newId } from "../../src/ids.js";
+import { createTestDatabase, testDialects, type TestDatabase } from "../../../../test-support/databases.js";
+
+/*
+ * PostgreSQL instances keep pipelines in memory (the read every trigger made) and drop them when the database
+ * announces a write of the row. What must hold: no instance ever runs a definition older than the last write it
+ * could have seen — its own writes at once, another instance's or a hand-made UPDATE once notified, and changes made
+ * while its notification connection was down once it is back.
+ */
+const postgres = (await testDialects()).includes("postgres");
+
+const pipeline = (name: string): Pipeline => {
+  const now = new Date().toISOString();
+  return {
+    id: newId(),
+    name,
+    description: "",
+    schedule: null,
+    schedule_timezone: null,
+    enabled: true,
+    tags: [],
+    params: {},
+    nodes: [{ id: "n", type: "source_file", config: { rows: [] } }],
+    edges: [],
+    hooks: [],
+    depends_on: [],
+    sla_deadline: null,
+    sla_timezone: null,
+    webhook_token: null,
+    parallelism: null,
+    created_at: now,
+    updated_at: now,
+  };
+};
+const note = (message: string) => ({ version_id: newId(), message, created_at: new Date().toISOString() });
+
+describe.runIf(postgres)("pipelines kept in memory on PostgreSQL", () => {
+  let db: TestDatabase;
+  let a: KnexStore;
+  let b: KnexStore;
+  let admin: pg.Client;
+  /** Statements instance b sends that read the pipelines table. */
+  let bReads = 0;
+  beforeAll(async () => {
+    db = await createTestDatabase("postgres");
+    a = await createKnexStore(db.url);
+    b = await createKnexStore(db.url);
+    b.knex.on("query", (q: { sql: string }) => {
+      if (/from "pipelines"/.test(q.sql)) bReads++;
+    });
+    admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+  });
+  afterAll(async () => {
+    await admin?.end();
+    await a?.close();
+    await b?.close();
+    await db?.drop();
+  });
+
+  /** Polls `b.pipelines.get` until `ok` holds (a notification takes a moment to arrive). */
+  async function eventually(id: string, ok: (p: Pipeline | null) => boolean): Promise<Pipeline | null> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const p = await b.pipelines.get(id);
+      if (ok(p) || Date.now() > deadline) return p;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  it("a second read is served from memory; the instance's own write is seen at once", async () => {
+    const p = pipeline("v1");
+    await b.pipelines.insert(p, note("created"));
+    // the database's announcement of this very insert may still be on its way, and a read overlapping it keeps
+    // nothing: within a few reads the pipeline is served from memory
+    let fromMemory = false;
+    for (let i = 0; i < 100 && !fromMemory; i++) {
+      const reads = bReads;
+      expect((await b.pipelines.get(p.id))?.name).toBe("v1");
+      fromMemory = bReads === reads;
+      if (!fromMemory) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(fromMemory).toBe(true);
+    const again = await b.pipelines.get(p.id);
+    // what a caller does to the object it got does not change what the next caller gets
+    again!.name = "scribbled";
+    expect((await b.pipelines.get(p.id))?.name).toBe("v1");
+    expect(await b.pipelines.update({ ...p, name: "v2" }, note("renamed"))).toBe(true);
+    expect((await b.pipelines.get(p.id))?.name).toBe("v2");
+    expect(await b.pipelines.delete(p.id)).toBe(true);
+    expect(await b.pipelines.get(p.id)).toBeNull();
+  });
+
+  it("another instance's write and a hand-made UPDATE reach it through the database", async () => {
+    const p = pipeline("v1");
+    await a.pipelines.insert(p, note("created"));
+    expect((await b.pipelines.get(p.id))?.name).toBe("v1");
+    await a.pipelines.update({ ...p, name: "v2" }, note("renamed on a"));
+    expect((await eventually(p.id, (x) => x?.name === "v2"))?.name).toBe("v2");
+    // by hand, as an operator might (the definition is the `body` column; `updated_at` is read as is)
+    await admin.query("update pipelines set updated_at = 'by hand' where id = $1", [p.id]);
+    expect((await eventually(p.id, (x) => x?.updated_at === "by hand"))?.updated_at).toBe("by hand");
+    await a.pipelines.delete(p.id);
+    expect(await eventually(p.id, (x) => x === null)).toBeNull();
+  });
+
+  it("a change made while its notification connection was down is seen once it is back", async () => {
+    const p = pipeline("v1");
+    await a.pipelines.insert(p, note("created"));
+    expect((await b.pipelines.get(p.id))?.name).toBe("v1");
+    const listeners = async () =>
+      (
+        await admin.query<{ pid: number }>(
+          "select pid from pg_stat_activity where datname = current_database() and query ilike 'listen%sluice_pipelines%'",
+        )
+      ).rows.map((r) => r.pid);
+    const before = await listeners();
+    expect(before).toHaveLength(2); // a's and b's
+    await admin.query("select pg_terminate_backend(pid) from unnest($1::int[]) as pid", [before]);
+    // written while nobody listens: no notification will ever tell of it
+    await admin.query("update pipelines set updated_at = 'while away' where id = $1", [p.id]);
+    // both reconnect by themselves (after a second)
+    const deadline = Date.now() + 10_000;
+    while ((await listeners()).filter((pid) => !before.includes(pid)).length < 2 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    expect((await b.pipelines.get(p.id))?.updated_at).toBe("while away");
+  });
+});
