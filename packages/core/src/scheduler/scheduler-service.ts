@@ -106,8 +106,14 @@ export class SchedulerService {
       if (held && !this.leader) {
         this.leader = true;
         this.deps.logger.info("scheduler lease acquired; this instance schedules", { instance: this.instanceId });
-        await this.catchUp();
-        await this.loadAll();
+        try {
+          await this.catchUp();
+          await this.loadAll();
+        } catch (err) {
+          // not leading half-way (no cron loop, no sync) while keeping the lease: the next renewal tries again
+          this.leader = false;
+          throw err;
+        }
         this.scheduleSlaCheck();
         this.scheduleSync();
       } else if (!held && this.leader) {
@@ -127,46 +133,52 @@ export class SchedulerService {
   async catchUp(): Promise<void> {
     const now = this.deps.clock.now();
     for (const pipeline of await this.scheduledPipelines()) {
-      const latest = await this.deps.runs.latestRun(pipeline.id);
-      const decision = decideCatchUp({
-        schedule: pipeline.schedule as string,
-        tz: pipeline.schedule_timezone ?? "UTC",
-        now,
-        lastRunAt: latest ? new Date(latest.created_at) : null,
-        since: new Date(pipeline.updated_at),
-      });
-      if (decision.action === "none") continue;
-      const slotIso = decision.slot.toISOString();
-      if (decision.action === "skip") {
-        if (!(await this.deps.store.schedulerState.claimSlot(pipeline.id, slotIso))) continue;
-        this.deps.logger.info("missed schedule slot skipped", {
-          pipeline_id: pipeline.id,
-          slot: slotIso,
-          reason: decision.reason,
-        });
-        this.deps.events.emit("schedule.skipped", {
-          pipeline_id: pipeline.id,
-          slot: slotIso,
-          reason: decision.reason,
-          timestamp: now.toISOString(),
-        });
-        continue;
+      try {
+        await this.catchUpOne(pipeline, now);
+      } catch (err) {
+        // one pipeline that cannot run (an invalid graph) must not hold back the others' catch-up
+        if (isDatabaseUnavailable(err)) throw err;
+        this.fail(`catch-up of ${pipeline.id}`, err);
       }
-      const run = await this.deps.runs.triggerSlot(pipeline.id, "catchup", slotIso);
-      if (run)
-        this.deps.logger.info("catch-up run queued", { pipeline_id: pipeline.id, slot: slotIso, run_id: run.id });
     }
   }
 
-  private async scheduledPipelines(): Promise<Pipeline[]> {
-    const { items } = await this.deps.store.pipelines.list();
-    const out: Pipeline[] = [];
-    for (const summary of items) {
-      if (!summary.enabled || !summary.schedule) continue;
-      const pipeline = await this.deps.store.pipelines.get(summary.id);
-      if (pipeline) out.push(pipeline);
+  private async catchUpOne(pipeline: Pipeline, now: Date): Promise<void> {
+    const latest = await this.deps.runs.latestRun(pipeline.id);
+    const decision = decideCatchUp({
+      schedule: pipeline.schedule as string,
+      tz: pipeline.schedule_timezone ?? "UTC",
+      now,
+      lastRunAt: latest ? new Date(latest.created_at) : null,
+      since: new Date(pipeline.updated_at),
+    });
+    if (decision.action === "none") return;
+    const slotIso = decision.slot.toISOString();
+    if (decision.action === "skip") {
+      if (!(await this.deps.store.schedulerState.claimSlot(pipeline.id, slotIso))) return;
+      this.deps.logger.info("missed schedule slot skipped", {
+        pipeline_id: pipeline.id,
+        slot: slotIso,
+        reason: decision.reason,
+      });
+      this.deps.events.emit("schedule.skipped", {
+        pipeline_id: pipeline.id,
+        slot: slotIso,
+        reason: decision.reason,
+        timestamp: now.toISOString(),
+      });
+      return;
     }
-    return out;
+    const run = await this.deps.runs.triggerSlot(pipeline.id, "catchup", slotIso);
+    if (run) this.deps.logger.info("catch-up run queued", { pipeline_id: pipeline.id, slot: slotIso, run_id: run.id });
+  }
+
+  /**
+   * Read in one statement from the database itself, never from an instance's pipeline cache: the sync below reloads
+   * when the change marker moved, and must see the write that moved it.
+   */
+  private async scheduledPipelines(): Promise<Pipeline[]> {
+    return (await this.deps.store.pipelines.listFull()).filter((p) => p.enabled && p.schedule);
   }
 
   private async loadAll(): Promise<void> {
@@ -261,6 +273,7 @@ export class SchedulerService {
         const run = await this.deps.runs.triggerSlot(pipeline.id, "schedule", slotIso);
         if (run)
           this.deps.logger.info("scheduled run queued", { pipeline_id: pipeline.id, slot: slotIso, run_id: run.id });
+        else this.deps.logger.info("schedule slot already fired", { pipeline_id: pipeline.id, slot: slotIso });
         return;
       }
       if (!(await this.deps.store.schedulerState.claimSlot(pipeline.id, slotIso))) return;

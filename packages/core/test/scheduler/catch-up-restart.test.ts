@@ -48,6 +48,35 @@ describe("catch-up across a real restart", () => {
     expect((await runsOf(third, hourly.id)).map((r) => r.trigger)).toEqual(["catchup"]);
   });
 
+  it("one pipeline that cannot run does not hold back the others' catch-up, nor the schedule after it", async () => {
+    db = await createTestDatabase("sqlite");
+    const first = await boot("2026-11-22T09:58:30Z");
+    const hourly = await first.pipelines.create({ name: "hourly", schedule: "0 * * * *" });
+    const cyclic = await first.pipelines.create({
+      name: "cyclic",
+      schedule: "0 * * * *",
+      nodes: [
+        { id: "a", type: "transform", config: { rules: [] } },
+        { id: "b", type: "transform", config: { rules: [] } },
+      ],
+      edges: [{ from: "a", to: "b" }],
+    });
+    // a cycle written behind the API's back (a hand edit, an older version): every run of it is refused, and it is
+    // the newest pipeline, so catch-up reaches it first
+    const knex = storeOf(first).knex;
+    const body = JSON.parse((await knex("pipelines").where("id", cyclic.id).first()).body as string);
+    body.edges.push({ from: "b", to: "a" });
+    await knex("pipelines")
+      .where("id", cyclic.id)
+      .update({ body: JSON.stringify(body) });
+    await first.close();
+
+    const second = await boot("2026-11-22T10:30:00Z");
+    expect(second.scheduler.isLeader()).toBe(true);
+    expect(await runsOf(second, cyclic.id)).toEqual([]);
+    expect((await runsOf(second, hourly.id)).map((r) => r.trigger)).toEqual(["catchup"]);
+  });
+
   it("skips a miss older than 24 h", async () => {
     db = await createTestDatabase("sqlite");
     const first = await boot("2026-11-22T09:00:00Z"); // a Sunday

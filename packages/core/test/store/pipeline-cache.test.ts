@@ -115,7 +115,7 @@ describe.runIf(postgres)("pipelines kept in memory on PostgreSQL", () => {
     const listeners = async () =>
       (
         await admin.query<{ pid: number }>(
-          "select pid from pg_stat_activity where datname = current_database() and query ilike 'listen%sluice_pipelines%'",
+          "select pid from pg_stat_activity where datname = current_database() and application_name = 'sluice listen sluice_pipelines'",
         )
       ).rows.map((r) => r.pid);
     const before = await listeners();

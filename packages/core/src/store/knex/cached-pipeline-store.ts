@@ -46,7 +46,7 @@ export async function cachedPipelineStore(
   const subscription = await feed.listen(
     (id) => {
       forget(id);
-      live = true;
+      if (id === null) live = true; // (re)connected; a stray notification of a lost connection proves nothing
     },
     () => {
       live = false;

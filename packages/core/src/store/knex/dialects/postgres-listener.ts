@@ -2,6 +2,12 @@ import pg from "pg";
 
 /** Wait before reconnecting after the connection is lost (the server restarting, a network cut). */
 const RECONNECT_MS = 1000;
+/**
+ * A LISTEN connection only receives, so a connection cut without a reset (an idle timeout in a NAT or load balancer,
+ * a failover) would go unnoticed for the OS's keep-alive time (two hours): it is probed this often, and declared lost
+ * when a probe is not answered within the same time.
+ */
+const PROBE_MS = 10_000;
 
 /**
  * LISTENs on `channel` on a connection of its own (not the pool's: a pooled connection would be handed to queries and
@@ -18,9 +24,21 @@ export async function listenForNotifications(
   let closed = false;
   let client: pg.Client | null = null;
   let retry: NodeJS.Timeout | null = null;
+  const probe = setInterval(() => {
+    const c = client;
+    if (!c) return;
+    const timeout = setTimeout(() => c.emit("error", new Error("the LISTEN connection stopped answering")), PROBE_MS);
+    timeout.unref();
+    c.query("select 1").then(
+      () => clearTimeout(timeout),
+      () => clearTimeout(timeout), // a failed query ends the connection, which reports itself
+    );
+  }, PROBE_MS);
+  probe.unref();
 
   const connect = async (): Promise<void> => {
-    const next = new pg.Client(config);
+    // named, so that an operator (and a test) can tell the listeners apart in pg_stat_activity
+    const next = new pg.Client({ application_name: `sluice listen ${channel}`, ...config });
     let lost = false;
     const onLost = (e?: unknown) => {
       if (lost) return;
@@ -64,6 +82,7 @@ export async function listenForNotifications(
   return {
     async close() {
       closed = true;
+      clearInterval(probe);
       if (retry) clearTimeout(retry);
       const c = client;
       client = null;
