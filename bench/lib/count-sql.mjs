@@ -1,7 +1,8 @@
 // Preload for a benchmarked `sluice serve` (node --import <this file> …): counts the SQL statements the process
 // executes, by verb and table, without touching Sluice's source. It wraps better-sqlite3's Statement run/get/all/
 // iterate and Database#exec, and pg's Client#query (the drivers knex uses). On SIGUSR2 the counts so far are written
-// as JSON to $SLUICE_BENCH_SQL_COUNTS.
+// as JSON to $SLUICE_BENCH_SQL_COUNTS. With $SQL_TRACE set, every statement's first 160 characters are also appended
+// to that file (to find where statements come from).
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -18,6 +19,8 @@ const key = (sql) => {
   return table ? `${verb} ${table}` : verb;
 };
 const count = (sql) => {
+  if (process.env.SQL_TRACE)
+    fs.appendFileSync(process.env.SQL_TRACE, String(sql).replace(/\s+/g, " ").slice(0, 160) + "\n");
   const k = key(sql);
   counts[k] = (counts[k] ?? 0) + 1;
 };

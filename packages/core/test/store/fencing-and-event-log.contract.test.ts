@@ -113,6 +113,46 @@ describe.each(dialects)("%s fencing and the event log", (dialect) => {
     expect(replay[0]).toMatchObject({ type: "log", run_id: "ev-1", pipeline_id: "p1", message: "a2", timestamp: t0 });
   });
 
+  it(`${dialect}: a large mixed batch is written whole, its events numbered in the order given`, async () => {
+    // more rows than one statement takes (PostgreSQL sends a batch as a few combined statements; 200 rows per
+    // INSERT): new runs, node runs of a claimed run, logs, outputs, its end and 450 events, under one claim
+    const newRuns = Array.from({ length: 250 }, (_, i) => run(`big-new-${i}`));
+    await a.runs.insert([run("big-1")]);
+    const claimed = await claimOnly(a, "big-1", "owner-big");
+    const claim = { owner: "owner-big", epoch: claimed.epoch };
+    const events = Array.from({ length: 450 }, (_, i) => logEvent(i % 2 ? "big-1" : "big-new-0", `e${i}`));
+    const result = await a.runs.writeBatch({
+      runs: newRuns,
+      nodeRuns: Array.from({ length: 2500 }, (_, i) => nodeRun(`big-nr-${i}`, "big-1", "success")),
+      logs: Array.from({ length: 300 }, (_, i) => ({
+        run_id: "big-1",
+        node_id: "n1",
+        level: "info" as const,
+        message: `l${i}`,
+        timestamp: t0,
+      })),
+      outputs: [{ run_id: "big-1", node_id: "n1", kind: "preview", data: { rows: [{ x: 1 }] } }],
+      transitions: [{ id: "big-1", from: ["running"], to: "success", fields: { owner: null, finished_at: t0 }, claim }],
+      events,
+      claims: new Map([["big-1", claim]]),
+    });
+    expect(result.refused).toEqual([]);
+    expect(result.moved).toEqual(["big-1"]);
+    expect(result.seqs).toHaveLength(450);
+    expect([...result.seqs].sort((x, y) => x - y)).toEqual(result.seqs);
+    expect(new Set(result.seqs).size).toBe(450);
+    const logged = [...(await a.eventLog.ofRun("big-new-0", 0)), ...(await a.eventLog.ofRun("big-1", 0))];
+    const bySeq = new Map(logged.map((e) => [e.seq, e.type === "log" ? e.message : ""]));
+    expect(result.seqs.map((seq) => bySeq.get(seq))).toEqual(
+      events.map((e) => (e.event as { message: string }).message),
+    );
+    expect(await a.runs.get("big-1")).toMatchObject({ status: "success", finished_at: t0 });
+    expect(await a.runs.nodeRuns("big-1")).toHaveLength(2500);
+    expect(await a.runs.logs("big-1")).toHaveLength(300);
+    expect(await a.runs.output("big-1", "n1", "preview")).toMatchObject({ rows: [{ x: 1 }] });
+    expect(await a.runs.get("big-new-249")).toMatchObject({ status: "pending" });
+  });
+
   it(`${dialect}: pruning deletes events written before the cut, in ranges`, async () => {
     await a.eventLog.append(Array.from({ length: 30 }, (_, i) => logEvent("pr-1", `old ${i}`)));
     const cut = new Date(Date.now() + 1000).toISOString();

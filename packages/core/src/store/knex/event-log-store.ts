@@ -12,16 +12,15 @@ const PRUNE_CHUNK = 5000;
 const eventFromRow = (row: DbRow): StreamedEvent =>
   ({ ...(JSON.parse(toStr(row.body)) as object), seq: toInt(row.seq) }) as StreamedEvent;
 
-/**
- * Appends `entries` on `db` (a run-state batch's transaction, or the database) and returns their sequence numbers,
- * in order.
- */
-export async function appendEvents(
-  db: Knex | Knex.Transaction,
-  dialect: Dialect,
-  entries: readonly EventLogEntry[],
-): Promise<number[]> {
-  if (entries.length === 0) return [];
+interface EventRow {
+  run_id: string;
+  origin: string;
+  body: string;
+  created_at: string;
+}
+
+/** The rows of `entries` in `run_events`, in chunks of one multi-row INSERT each. */
+export function eventRowChunks(entries: readonly EventLogEntry[]): EventRow[][] {
   const createdAt = new Date().toISOString();
   const rows = entries.map((e) => ({
     run_id: e.event.run_id,
@@ -29,11 +28,22 @@ export async function appendEvents(
     body: JSON.stringify(e.event),
     created_at: createdAt,
   }));
+  return chunksOfSize(rows, (row) => row.body.length);
+}
+
+/**
+ * Appends `entries` on `db` (a run-state batch's transaction, or the database) and returns their sequence numbers,
+ * in order. PostgreSQL announces the new rows itself, at commit (trigger run_events_appended, migration 009).
+ */
+export async function appendEvents(
+  db: Knex | Knex.Transaction,
+  dialect: Dialect,
+  entries: readonly EventLogEntry[],
+): Promise<number[]> {
   const seqs: number[] = [];
-  for (const chunk of chunksOfSize(rows, (row) => row.body.length)) {
+  for (const chunk of eventRowChunks(entries)) {
     if (dialect.supportsUpdateReturning) {
-      const inserted = (await db("run_events").insert(chunk, ["seq"])) as DbRow[];
-      seqs.push(...inserted.map((r) => toInt(r.seq)));
+      seqs.push(...seqsOf((await db("run_events").insert(chunk, ["seq"])) as DbRow[]));
     } else {
       // MySQL returns the first id only; the ids of one INSERT increase in row order (not always consecutively),
       // and this process has one batch in flight at a time, so its own rows from that id on are this chunk's
@@ -47,9 +57,11 @@ export async function appendEvents(
       seqs.push(...own.map((r) => toInt(r.seq)));
     }
   }
-  // PostgreSQL announces the new rows itself, at commit (trigger run_events_appended, migration 009)
   return seqs;
 }
+
+/** The sequence numbers an `INSERT … RETURNING seq` of one chunk gave, in row order (they increase along it). */
+export const seqsOf = (rows: readonly DbRow[]): number[] => rows.map((r) => toInt(r.seq)).sort((a, b) => a - b);
 
 export function createEventLogStore(knex: Knex, dialect: Dialect, target: string): EventLogStore {
   const notifications = dialect.eventNotifications;

@@ -2,8 +2,9 @@ import type { Knex } from "knex";
 import type { DlqEntry } from "../../model/dlq.js";
 import type { LogLevel, NodeRun, NodeRunStatus, Run, RunStatus, RunTrigger } from "../../model/run.js";
 import { claimHolds, claimsOf, withoutRuns } from "../fence.js";
-import type { ClaimedRun, RunClaim, RunStore, RunTransition } from "../ports.js";
-import { appendEvents } from "./event-log-store.js";
+import type { ClaimedRun, RunClaim, RunStateBatch, RunStore, RunTransition } from "../ports.js";
+import { BatchStatements } from "./batch-statements.js";
+import { appendEvents, eventRowChunks, seqsOf } from "./event-log-store.js";
 import type { Dialect } from "./dialects/dialect.js";
 import { chunksOfSize, countOf, INSERT_CHUNK, parseJson, toBool, toInt, toNullableStr, toStr } from "./rows.js";
 
@@ -81,21 +82,73 @@ async function insertChunked(db: Knex | Knex.Transaction, table: string, rows: r
 
 export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
   /**
-   * Applies transitions; returns the ids of the runs that moved. Where `UPDATE … RETURNING` exists, the transitions
-   * of a batch that go the same way (same target, same states from, same fields) are one statement, each run's
-   * values picked by `case id when … then … end`.
+   * Adds the writes of a run-state batch to `statements` (made on `db`, the batch's transaction or, for a batch that
+   * is one statement, the database). `moved` (ids of runs whose transition applied) and `seqs` (the events' sequence
+   * numbers, in order) are filled as they run; where the database lacks `UPDATE … RETURNING` (MySQL) the transitions
+   * and events are written by `after`, once the statements ran.
+   *
+   * The transitions of a batch that go the same way (same target, same states from, same fields) are one statement,
+   * each run's values picked by `case id when … then … end`.
    */
-  async function applyTransitions(trx: Knex.Transaction, transitions: readonly RunTransition[]): Promise<string[]> {
+  function batchWrites(db: Knex | Knex.Transaction, write: RunStateBatch) {
+    const statements = new BatchStatements(db, dialect.supportsWritableCte);
     const moved: string[] = [];
+    const seqs: number[] = [];
+    const runs = write.runs ?? [];
+    for (let i = 0; i < runs.length; i += INSERT_CHUNK)
+      statements.add(db("runs").insert(runs.slice(i, i + INSERT_CHUNK).map(runToRow)));
+    // one node run can appear several times in a batch (running, then success): keep the last state
+    const latest = new Map<string, NodeRun>();
+    for (const nr of write.nodeRuns) latest.set(nr.id, nr);
+    const nrRows = [...latest.values()].map((nr) => ({ ...nr }));
+    for (let i = 0; i < nrRows.length; i += INSERT_CHUNK) {
+      statements.add(
+        db("node_runs")
+          .insert(nrRows.slice(i, i + INSERT_CHUNK))
+          .onConflict("id")
+          .merge(["status", "attempt", "row_count", "duration_ms", "started_at", "finished_at", "error"]),
+      );
+    }
+    const logRows = write.logs.map((l) => ({
+      run_id: l.run_id,
+      node_id: l.node_id,
+      level: l.level,
+      message: l.message,
+      timestamp: l.timestamp,
+    }));
+    for (let i = 0; i < logRows.length; i += INSERT_CHUNK)
+      statements.add(db("run_logs").insert(logRows.slice(i, i + INSERT_CHUNK)));
+    // one upsert for all outputs; a key twice in it would make PostgreSQL refuse it, so the last one wins
+    const createdAt = new Date().toISOString();
+    const byKey = new Map<string, DbRow>();
+    for (const o of write.outputs) {
+      const row = {
+        run_id: o.run_id,
+        node_id: o.node_id,
+        kind: o.kind,
+        data: JSON.stringify(o.data),
+        created_at: createdAt,
+      };
+      byKey.set(JSON.stringify([o.run_id, o.node_id, o.kind]), row);
+    }
+    for (const chunk of chunksOfSize([...byKey.values()], (row) => (row.data as string).length))
+      statements.add(
+        db("node_outputs").insert(chunk).onConflict(["run_id", "node_id", "kind"]).merge(["data", "created_at"]),
+      );
+    const transitions = write.transitions ?? [];
+    const events = write.events ?? [];
     if (!dialect.supportsUpdateReturning) {
-      for (const t of transitions) {
-        const changed = await trx("runs")
-          .where({ id: t.id })
-          .whereIn("status", [...t.from])
-          .update({ status: t.to, ...t.fields });
-        if (changed > 0) moved.push(t.id);
-      }
-      return moved;
+      const after = async () => {
+        for (const t of transitions) {
+          const changed = await db("runs")
+            .where({ id: t.id })
+            .whereIn("status", [...t.from])
+            .update({ status: t.to, ...t.fields });
+          if (changed > 0) moved.push(t.id);
+        }
+        seqs.push(...(await appendEvents(db, dialect, events)));
+      };
+      return { statements, moved, seqs, after: transitions.length + events.length > 0 ? after : null };
     }
     const groups = new Map<string, RunTransition[]>();
     for (const t of transitions) {
@@ -106,21 +159,24 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
       const { to, from, fields } = group[0]!;
       const values: Record<string, unknown> = { status: to };
       for (const name of Object.keys(fields) as (keyof RunTransition["fields"])[]) {
-        values[name] = trx.raw(
+        values[name] = db.raw(
           `case id ${group.map(() => "when ? then ?").join(" ")} end`,
           group.flatMap((t) => [t.id, t.fields[name] ?? null]),
         );
       }
-      const rows = (await trx("runs")
+      const update = db("runs")
         .whereIn(
           "id",
           group.map((t) => t.id),
         )
         .whereIn("status", [...from])
-        .update(values, ["id"])) as unknown as DbRow[];
-      moved.push(...rows.map((r) => toStr(r.id)));
+        .update(values, ["id"]);
+      statements.add(update, (rows) => moved.push(...rows.map((r) => toStr(r.id))));
     }
-    return moved;
+    // the event log numbers rows in the order inserted: each chunk's numbers are kept in order, chunks in turn
+    for (const chunk of eventRowChunks(events))
+      statements.add(db("run_events").insert(chunk, ["seq"]), (rows) => seqs.push(...seqsOf(rows)), true);
+    return { statements, moved, seqs, after: null };
   }
 
   /**
@@ -317,59 +373,21 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
       const { runs = [], nodeRuns, logs, outputs, transitions = [], events = [] } = batch;
       if (runs.length + nodeRuns.length + logs.length + outputs.length + transitions.length + events.length === 0)
         return { moved: [], seqs: [], refused: [] };
-      if (runs.length <= INSERT_CHUNK && nodeRuns.length + logs.length + outputs.length + transitions.length === 0) {
-        // triggers alone (a quiet server): one statement needs no transaction, and saves two round trips
-        if (events.length === 0) {
-          await knex("runs").insert(runs.map(runToRow));
-          return { moved: [], seqs: [], refused: [] };
+      const claims = claimsOf(batch);
+      if (claims.size === 0) {
+        // nothing to fence (new runs, events of a claim): writes that are one statement need no transaction, which
+        // saves two round trips
+        const alone = batchWrites(knex, batch);
+        if (alone.statements.statementCount() === 1 && !alone.after) {
+          await alone.statements.run();
+          return { moved: alone.moved, seqs: alone.seqs, refused: [] };
         }
       }
       return knex.transaction(async (trx) => {
-        const refused = await refusedClaims(trx, claimsOf(batch));
-        const write = withoutRuns(batch, refused);
-        await insertChunked(trx, "runs", runs.map(runToRow));
-        // one node run can appear several times in a batch (running, then success): keep the last state
-        const latest = new Map<string, NodeRun>();
-        for (const nr of write.nodeRuns) latest.set(nr.id, nr);
-        const nrRows = [...latest.values()].map((nr) => ({ ...nr }));
-        for (let i = 0; i < nrRows.length; i += INSERT_CHUNK) {
-          await trx("node_runs")
-            .insert(nrRows.slice(i, i + INSERT_CHUNK))
-            .onConflict("id")
-            .merge(["status", "attempt", "row_count", "duration_ms", "started_at", "finished_at", "error"]);
-        }
-        await insertChunked(
-          trx,
-          "run_logs",
-          write.logs.map((l) => ({
-            run_id: l.run_id,
-            node_id: l.node_id,
-            level: l.level,
-            message: l.message,
-            timestamp: l.timestamp,
-          })),
-        );
-        // one upsert for all outputs; a key twice in it would make PostgreSQL refuse it, so the last one wins
-        const createdAt = new Date().toISOString();
-        const byKey = new Map<string, DbRow>();
-        for (const o of write.outputs) {
-          const row = {
-            run_id: o.run_id,
-            node_id: o.node_id,
-            kind: o.kind,
-            data: JSON.stringify(o.data),
-            created_at: createdAt,
-          };
-          byKey.set(JSON.stringify([o.run_id, o.node_id, o.kind]), row);
-        }
-        for (const chunk of chunksOfSize([...byKey.values()], (row) => (row.data as string).length)) {
-          await trx("node_outputs")
-            .insert(chunk)
-            .onConflict(["run_id", "node_id", "kind"])
-            .merge(["data", "created_at"]);
-        }
-        const moved = await applyTransitions(trx, write.transitions ?? []);
-        const seqs = await appendEvents(trx, dialect, write.events ?? []);
+        const refused = await refusedClaims(trx, claims);
+        const { statements, moved, seqs, after } = batchWrites(trx, withoutRuns(batch, refused));
+        await statements.run();
+        await after?.();
         return { moved, seqs, refused: [...refused] };
       });
     },

@@ -8,6 +8,7 @@ export const mysqlDialect: Dialect = {
   name: "mysql",
   supportsSkipLocked: true,
   supportsUpdateReturning: false,
+  supportsWritableCte: false,
   migrationMutex: {
     async tryLock(knex, conn) {
       const [rows] = (await knex.raw(`select get_lock(${MIGRATION_LOCK_NAME}, 0) as ok`).connection(conn)) as [

@@ -22,6 +22,7 @@ export const postgresDialect: Dialect = {
   name: "postgres",
   supportsSkipLocked: true,
   supportsUpdateReturning: true,
+  supportsWritableCte: true,
   migrationMutex: {
     async tryLock(knex, conn) {
       const result = (await knex.raw(`select pg_try_advisory_lock(${MIGRATION_LOCK_KEY}) as ok`).connection(conn)) as {

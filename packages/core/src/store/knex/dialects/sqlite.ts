@@ -10,6 +10,7 @@ export const sqliteDialect: Dialect = {
   name: "sqlite",
   supportsSkipLocked: false,
   supportsUpdateReturning: true,
+  supportsWritableCte: false,
   knexConfig(filePath) {
     return {
       client: "better-sqlite3",
