@@ -7,6 +7,13 @@ export interface DataSet {
   rows: Row[];
 }
 
+/** Sets `out[key]` as an own property, also for the key `__proto__` (an assignment would set the prototype). */
+export function ownProperty(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__")
+    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
+}
+
 export const EMPTY_DATASET: DataSet = Object.freeze({ columns: [], rows: [] }) as DataSet;
 
 /** Builds a DataSet from rows, taking the column order from first appearance across the rows. */

@@ -1,5 +1,6 @@
 import type { ConnectionFields } from "../connectors/connector.js";
 import { MASKED_SECRET } from "../model/connection.js";
+import { ownProperty } from "./dataset.js";
 
 /**
  * Names of `extra` keys (at any depth) and URL query parameters whose values are secrets: token, api_key, apikey,
@@ -161,15 +162,14 @@ export class SecretScrubber {
   /** A copy of a JSON-like value with every string scrubbed (DLQ payloads, event and hook fields). */
   scrubValue<T>(value: T): T {
     if (typeof value === "string") return this.scrub(value) as T;
+    if (typeof value !== "object" || value === null) return value;
     if (Array.isArray(value)) return value.map((v: unknown) => this.scrubValue(v)) as T;
-    if (
-      value &&
-      typeof value === "object" &&
-      [Object.prototype, null].includes(Object.getPrototypeOf(value) as object | null)
-    ) {
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.scrubValue(v)])) as T;
-    }
-    return value;
+    const proto = Object.getPrototypeOf(value) as object | null;
+    if (proto !== Object.prototype && proto !== null) return value;
+    // a loop, not fromEntries(entries(…).map): it runs over every preview row of every node
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) ownProperty(out, k, this.scrubValue(v));
+    return out as T;
   }
 
   private compiled(): RegExp | null {

@@ -82,6 +82,11 @@ describe("SecretScrubber", () => {
     const rows = [{ id: 1, auth: "Bearer tok-abcdef", nested: { list: ["x", "tok-abcdef"] }, ok: true }];
     expect(s.scrubValue(rows)).toEqual([{ id: 1, auth: `Bearer ${M}`, nested: { list: ["x", M] }, ok: true }]);
     expect(rows[0]!.auth).toBe("Bearer tok-abcdef"); // a copy, not the caller's rows
+    // a column named __proto__ (JSON data) stays data in the copy, scrubbed like any other
+    const odd = JSON.parse('{"__proto__": "tok-abcdef", "b": 1}') as object;
+    const copy = s.scrubValue(odd);
+    expect(JSON.stringify(copy)).toBe(`{"__proto__":"${M}","b":1}`);
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
   });
 
   describe("a peer echoing a secret transformed", () => {

@@ -1,5 +1,5 @@
 import { SluiceError } from "../../errors.js";
-import type { DataSet, Row } from "../dataset.js";
+import { ownProperty, type DataSet, type Row } from "../dataset.js";
 import { compileExpression } from "../expression.js";
 import { defineNodeType } from "../node-type.js";
 import { z } from "zod";
@@ -134,7 +134,11 @@ export function applyRule(data: DataSet, rule: TransformRule, params: Readonly<R
       const drop = new Set(rule.columns);
       return {
         columns: columns.filter((c) => !drop.has(c)),
-        rows: rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => !drop.has(k)))),
+        rows: rows.map((r) => {
+          const out: Row = {};
+          for (const k of Object.keys(r)) if (!drop.has(k)) ownProperty(out, k, r[k]);
+          return out;
+        }),
       };
     }
     case "add_column": {

@@ -39,6 +39,16 @@ describe("transform", () => {
     expect(out.columns).toEqual(["id", "name", "amount", "region", "note", "name_uc", "gross"]);
   });
 
+  it("drop keeps a column named __proto__ as data, without touching any object's prototype", async () => {
+    const row = JSON.parse('{"id": 1, "__proto__": {"polluted": true}, "gone": 2}') as Record<string, unknown>;
+    const { ctx } = nodeContext("transform");
+    const config = transformConfig.parse({ rules: [{ type: "drop", columns: ["gone"] }] });
+    const out = (await transformNode.run(ctx, config, [{ columns: ["id", "__proto__", "gone"], rows: [row] }])).output;
+    expect(JSON.stringify(out.rows)).toBe('[{"id":1,"__proto__":{"polluted":true}}]');
+    expect(Object.getPrototypeOf(out.rows[0])).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it("renames, selects, drops, fills nulls, replaces, aggregates and limits", async () => {
     const out = await run([
       { type: "rename", mapping: { region: "area" } },
