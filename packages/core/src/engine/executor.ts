@@ -7,7 +7,7 @@ import type { NodeTypeRegistry } from "./node-type.js";
 import { NODE_TYPE_REGISTRY } from "./nodes/index.js";
 import { executionSettings } from "./execution-settings.js";
 import { INTERRUPTED, RunExecution, type RunExecutionDeps } from "./run-execution.js";
-import { WriteBuffer } from "./write-buffer.js";
+import { WriteBuffer, writeErrorText } from "./write-buffer.js";
 
 /** Defaults of `heartbeatMs` / `staleMs` (also of `createSluice`'s options). */
 export const DEFAULT_HEARTBEAT_MS = 5000;
@@ -71,10 +71,7 @@ export class Executor {
     this.writes = new WriteBuffer(
       options.store,
       {
-        onError: (e) =>
-          options.logger.error(
-            `executor: writing run state failed: ${this.scrubAll(e instanceof Error ? e.message : String(e))}`,
-          ),
+        onError: (e) => options.logger.error(`executor: writing run state failed: ${this.scrubAll(writeErrorText(e))}`),
         onRefused: (refused) => {
           for (const { runId, claim } of refused) this.lost(runId, claim.epoch);
         },

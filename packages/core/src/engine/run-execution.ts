@@ -16,7 +16,7 @@ import { createNodeContext } from "./node-context.js";
 import { lookupNodeType, type NodeResult, type NodeTypeDefinition, type NodeTypeRegistry } from "./node-type.js";
 import { profileDataSet } from "./profile.js";
 import { SecretScrubber } from "./secret-scrubber.js";
-import { WriteBuffer } from "./write-buffer.js";
+import { WriteBuffer, writeErrorText } from "./write-buffer.js";
 
 export const PREVIEW_ROWS = 50;
 /** Input rows kept as the DLQ payload of a node that failed for good. */
@@ -97,8 +97,7 @@ export class RunExecution {
     this.buffer =
       deps.writes ??
       new WriteBuffer(deps.store, {
-        onError: (e) =>
-          deps.logger.error(`run ${run.id}: writing run state failed: ${this.scrub((e as Error).message)}`),
+        onError: (e) => deps.logger.error(`run ${run.id}: writing run state failed: ${this.scrub(writeErrorText(e))}`),
       });
     this.nodes = new Map(pipeline.nodes.map((n) => [n.id, n]));
     this.adjacency = buildAdjacency({ nodeIds: pipeline.nodes.map((n) => n.id), edges: pipeline.edges });

@@ -10,6 +10,15 @@ import type {
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** Longest failure message of a batch logged whole: knex prefixes the SQL, which for a whole batch can be huge. */
+const MAX_ERROR_TEXT = 1000;
+
+/** The message of a failed batch for the log: its start and the database's own words, which knex puts last. */
+export function writeErrorText(e: unknown): string {
+  const text = e instanceof Error ? e.message : String(e);
+  return text.length <= MAX_ERROR_TEXT ? text : `${text.slice(0, 200)} … ${text.slice(-(MAX_ERROR_TEXT - 200))}`;
+}
+
 interface PendingInsert {
   runs: readonly Run[];
   settle: () => void;

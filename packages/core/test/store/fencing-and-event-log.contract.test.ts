@@ -153,6 +153,22 @@ describe.each(dialects)("%s fencing and the event log", (dialect) => {
     expect(await a.runs.get("big-new-249")).toMatchObject({ status: "pending" });
   });
 
+  it(`${dialect}: a run queued and moved in one batch is inserted first, then moved (two moves of a run, in turn)`, async () => {
+    const result = await a.runs.writeBatch({
+      runs: [run("qm-1")],
+      nodeRuns: [],
+      logs: [],
+      outputs: [],
+      transitions: [
+        { id: "qm-1", from: ["pending"], to: "running", fields: { started_at: t0 } },
+        { id: "qm-1", from: ["running"], to: "cancelled", fields: { finished_at: t0, error: "stopped" } },
+      ],
+      events: [],
+    });
+    expect(result.moved).toEqual(["qm-1", "qm-1"]);
+    expect(await a.runs.get("qm-1")).toMatchObject({ status: "cancelled", started_at: t0, error: "stopped" });
+  });
+
   it(`${dialect}: pruning deletes events written before the cut, in ranges`, async () => {
     await a.eventLog.append(Array.from({ length: 30 }, (_, i) => logEvent("pr-1", `old ${i}`)));
     const cut = new Date(Date.now() + 1000).toISOString();

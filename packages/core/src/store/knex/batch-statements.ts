@@ -1,18 +1,29 @@
 import type { Knex } from "knex";
+import { STATEMENT_BYTES } from "./rows.js";
 
 type DbRow = Record<string, unknown>;
 
 /** Bound values per combined statement: well under PostgreSQL's 65,535, whatever the parts' sizes. */
 const MAX_BINDINGS = 30_000;
 
-interface Part {
+export interface PartOptions {
+  /** Receives the rows the part returns (`RETURNING`). */
+  onRows?: (rows: DbRow[]) => void;
+  /** Its returned rows' order matters (the event log's sequence numbers): it shares its statement with no such part. */
+  ordered?: boolean;
+  /**
+   * The rows it writes that another part may write too (`runs:<id>`): a part never shares a statement with an
+   * earlier one writing any of them, so it sees that part's write.
+   */
+  rows?: readonly string[];
+}
+
+interface Part extends PartOptions {
   query: Knex.QueryBuilder;
   /** Its SQL (`?` placeholders) and values, when it may be combined. */
   statement: Knex.Sql | null;
-  /** Receives the rows the part returns (`RETURNING`). */
-  onRows?: (rows: DbRow[]) => void;
-  /** Its returned rows' order matters: such a part shares its statement with no other one. */
-  ordered: boolean;
+  /** Bytes of its string values. */
+  bytes: number;
 }
 
 /**
@@ -20,10 +31,10 @@ interface Part {
  * they go out as the parts of as few statements as possible — data-modifying `WITH` queries, executed together, one
  * round trip each — instead of one round trip per statement; elsewhere one by one, in the order added.
  *
- * The parts of one statement see the same snapshot, not one another's rows: a batch's parts write different rows
- * (new runs; node runs, logs and outputs of runs claimed earlier; ends of those runs), and foreign keys are checked
- * at the end of the statement. Parts whose rows come back in an order that matters (`ordered`: the event log's
- * sequence numbers) are never combined with another such part.
+ * The parts of one statement see the same snapshot, not one another's writes, and PostgreSQL applies only one of two
+ * updates of a row in one statement. So a part that writes a row an earlier part writes (`rows`) starts a new
+ * statement, as does a second `ordered` part, and a statement holds at most MAX_BINDINGS values and STATEMENT_BYTES
+ * of text (unless one part alone is larger).
  */
 export class BatchStatements {
   private readonly parts: Part[] = [];
@@ -33,8 +44,11 @@ export class BatchStatements {
     private readonly combine: boolean,
   ) {}
 
-  add(query: Knex.QueryBuilder, onRows?: (rows: DbRow[]) => void, ordered = false): this {
-    this.parts.push({ query, statement: this.combine ? query.toSQL() : null, onRows, ordered });
+  add(query: Knex.QueryBuilder, options: PartOptions = {}): this {
+    const statement = this.combine ? query.toSQL() : null;
+    let bytes = 0;
+    for (const value of statement?.bindings ?? []) if (typeof value === "string") bytes += value.length;
+    this.parts.push({ ...options, query, statement, bytes });
     return this;
   }
 
@@ -54,17 +68,29 @@ export class BatchStatements {
     const groups: Part[][] = [];
     let group: Part[] = [];
     let bindings = 0;
+    let bytes = 0;
+    let ordered = false;
+    const written = new Set<string>();
     for (const part of this.parts) {
+      const size = part.statement!.bindings.length;
       const full =
         group.length > 0 &&
-        (bindings + part.statement!.bindings.length > MAX_BINDINGS || (part.ordered && group.some((p) => p.ordered)));
+        (bindings + size > MAX_BINDINGS ||
+          bytes + part.bytes > STATEMENT_BYTES ||
+          (part.ordered && ordered) ||
+          (part.rows ?? []).some((row) => written.has(row)));
       if (full) {
         groups.push(group);
         group = [];
-        bindings = 0;
+        bindings = bytes = 0;
+        ordered = false;
+        written.clear();
       }
       group.push(part);
-      bindings += part.statement!.bindings.length;
+      bindings += size;
+      bytes += part.bytes;
+      ordered ||= part.ordered === true;
+      for (const row of part.rows ?? []) written.add(row);
     }
     if (group.length > 0) groups.push(group);
     return groups;

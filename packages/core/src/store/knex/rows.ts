@@ -25,7 +25,7 @@ export function countOf(row: Record<string, unknown> | undefined): number {
 export const INSERT_CHUNK = 200;
 
 /** Bytes of data per multi-row statement: full outputs kept for resume can be large (MySQL's packet limit). */
-const STATEMENT_BYTES = 4 * 1024 * 1024;
+export const STATEMENT_BYTES = 4 * 1024 * 1024;
 
 /** Consecutive chunks of at most INSERT_CHUNK rows and, unless one row alone is larger, STATEMENT_BYTES. */
 export function chunksOfSize<T>(rows: readonly T[], sizeOf: (row: T) => number): T[][] {

@@ -95,8 +95,11 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
     const moved: string[] = [];
     const seqs: number[] = [];
     const runs = write.runs ?? [];
-    for (let i = 0; i < runs.length; i += INSERT_CHUNK)
-      statements.add(db("runs").insert(runs.slice(i, i + INSERT_CHUNK).map(runToRow)));
+    const runRow = (id: string) => `runs:${id}`;
+    for (let i = 0; i < runs.length; i += INSERT_CHUNK) {
+      const chunk = runs.slice(i, i + INSERT_CHUNK);
+      statements.add(db("runs").insert(chunk.map(runToRow)), { rows: chunk.map((r) => runRow(r.id)) });
+    }
     // one node run can appear several times in a batch (running, then success): keep the last state
     const latest = new Map<string, NodeRun>();
     for (const nr of write.nodeRuns) latest.set(nr.id, nr);
@@ -171,11 +174,17 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
         )
         .whereIn("status", [...from])
         .update(values, ["id"]);
-      statements.add(update, (rows) => moved.push(...rows.map((r) => toStr(r.id))));
+      statements.add(update, {
+        onRows: (rows) => moved.push(...rows.map((r) => toStr(r.id))),
+        rows: group.map((t) => runRow(t.id)),
+      });
     }
     // the event log numbers rows in the order inserted: each chunk's numbers are kept in order, chunks in turn
     for (const chunk of eventRowChunks(events))
-      statements.add(db("run_events").insert(chunk, ["seq"]), (rows) => seqs.push(...seqsOf(rows)), true);
+      statements.add(db("run_events").insert(chunk, ["seq"]), {
+        onRows: (rows) => seqs.push(...seqsOf(rows)),
+        ordered: true,
+      });
     return { statements, moved, seqs, after: null };
   }
 

@@ -57,6 +57,8 @@ export const postgresDialect: Dialect = {
   knexConfig(url) {
     return {
       client: "pg",
+      // an error names the statement without its values: a batch's values are run data, and can be megabytes
+      compileSqlOnError: false,
       connection: { connectionString: url, idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS },
       pool: { min: 0, max: 10 },
     };
