@@ -2,7 +2,13 @@ import { randomUUID } from "node:crypto";
 import os from "node:os";
 import type { Pipeline } from "../model/pipeline.js";
 import type { LogLevel, Run } from "../model/run.js";
-import type { ClaimedRun, EventLogStore, PipelineStore, RunStore } from "../store/ports.js";
+import {
+  CLAIMED_AT_INSERT_EPOCH,
+  type ClaimedRun,
+  type EventLogStore,
+  type PipelineStore,
+  type RunStore,
+} from "../store/ports.js";
 import type { NodeTypeRegistry } from "./node-type.js";
 import { NODE_TYPE_REGISTRY } from "./nodes/index.js";
 import { executionSettings } from "./execution-settings.js";
@@ -60,6 +66,10 @@ export class Executor {
   /** The group commit of every run's state in this process; triggers queue their new runs through it too. */
   readonly writes: WriteBuffer;
   private running = false;
+  /** Slots taken for runs being queued already claimed (`takeSlots`), not committed yet. */
+  private reserved = 0;
+  /** Runs queued already claimed, committed, to start at the end of this turn of the event loop. */
+  private readonly starting = new Map<string, { immediate: NodeJS.Immediate; run: ClaimedRun }>();
   private claiming = false;
   private again = false;
   private timers: NodeJS.Timeout[] = [];
@@ -122,8 +132,14 @@ export class Executor {
     this.running = false;
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
+    // runs queued already claimed that have not started: handed back, for whichever instance claims next
+    const notStarted = [...this.starting.values()].map(({ immediate, run }) => {
+      clearImmediate(immediate);
+      return this.handBack(run);
+    });
+    this.starting.clear();
     for (const { execution } of this.active.values()) execution.interrupt();
-    await Promise.allSettled([...this.active.values()].map((a) => a.done));
+    await Promise.allSettled([...notStarted, ...[...this.active.values()].map((a) => a.done)]);
   }
 
   /** Claims pending runs now. `pipeline` (optional) saves reading it back for a run just queued. */
@@ -167,11 +183,56 @@ export class Executor {
     this.active.get(runId)?.execution.cancel();
   }
 
+  /** Execution slots free now: neither executing nor taken for a run being queued. */
+  private freeSlots(): number {
+    return this.options.maxConcurrentRuns - this.active.size - this.reserved - this.starting.size;
+  }
+
+  /**
+   * Takes up to `wanted` free slots for runs about to be queued already claimed by this executor (NewRun `owner`):
+   * a trigger's run starts without a claim statement, right after the trigger is answered. Each slot taken is given
+   * back by `startClaimed` or `releaseSlots`.
+   */
+  takeSlots(wanted: number): number {
+    if (!this.running) return 0;
+    const taken = Math.max(0, Math.min(wanted, this.freeSlots()));
+    this.reserved += taken;
+    return taken;
+  }
+
+  releaseSlots(count: number): void {
+    this.reserved -= count;
+    this.wake();
+  }
+
+  /**
+   * Starts a run queued already claimed by this executor (its slot was taken with `takeSlots`), at the end of this
+   * turn of the event loop: the trigger is answered before the run's first nodes take the loop.
+   */
+  startClaimed(run: Run, pipeline: Pipeline): void {
+    this.reserved--;
+    const claimed: ClaimedRun = { ...run, owner: this.owner, epoch: CLAIMED_AT_INSERT_EPOCH, attempted: false };
+    // stopped while it was being queued: handed back at once
+    if (!this.running) return void this.handBack(claimed);
+    const immediate = setImmediate(() => {
+      this.starting.delete(run.id);
+      this.launch(claimed, pipeline);
+    });
+    this.starting.set(run.id, { immediate, run: claimed });
+  }
+
+  /** A run claimed here that will not execute here: `pending` again, unowned. Never rejects. */
+  private handBack(run: ClaimedRun): Promise<unknown> {
+    return this.options.store
+      .transition(run.id, ["running"], "pending", { owner: null, started_at: null }, run)
+      .catch((e: unknown) => this.options.logger.error(`run ${run.id}: handing back failed: ${(e as Error).message}`));
+  }
+
   private async claimLoop(): Promise<void> {
     try {
       do {
         this.again = false;
-        const free = this.options.maxConcurrentRuns - this.active.size;
+        const free = this.freeSlots();
         if (free <= 0 || !this.running) break;
         const runs = await this.options.store.claimPending(this.owner, free, this.now());
         for (const run of runs) this.launch(run);
@@ -184,10 +245,11 @@ export class Executor {
     }
   }
 
-  private launch(run: ClaimedRun): void {
+  /** Executes a run claimed by this executor; `pipeline`: the one it was queued with, if known. */
+  private launch(run: ClaimedRun, pipeline?: Pipeline): void {
     const remembered = this.hints.get(run.id);
     this.hints.delete(run.id);
-    const hint = remembered && Date.now() - remembered.at < HINT_TTL_MS ? remembered.pipeline : undefined;
+    const hint = pipeline ?? (remembered && Date.now() - remembered.at < HINT_TTL_MS ? remembered.pipeline : undefined);
     // a placeholder until the pipeline is loaded, so cancel/interrupt calls in between are not lost
     const pending = { cancelled: false, interrupted: false };
     const placeholder = {

@@ -1,7 +1,8 @@
-import type { LogEntry, NodeRun, Run } from "../model/run.js";
+import type { LogEntry, NodeRun } from "../model/run.js";
 import type {
   EventLogEntry,
   EventLogStore,
+  NewRun,
   NodeOutputRecord,
   RunClaim,
   RunStore,
@@ -20,7 +21,7 @@ export function writeErrorText(e: unknown): string {
 }
 
 interface PendingInsert {
-  runs: readonly Run[];
+  runs: readonly NewRun[];
   settle: () => void;
   fail: (e: unknown) => void;
 }
@@ -105,8 +106,8 @@ export class WriteBuffer {
     this.schedule();
   }
 
-  /** Inserts runs just queued (status `pending`); resolves once they are durable. */
-  insertRuns(runs: readonly Run[]): Promise<void> {
+  /** Inserts runs just queued (`pending`, or claimed already: NewRun); resolves once they are durable. */
+  insertRuns(runs: readonly NewRun[]): Promise<void> {
     return new Promise((settle, fail) => {
       this.inserts.push({ runs, settle, fail });
       this.schedule();

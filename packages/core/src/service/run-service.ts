@@ -293,10 +293,24 @@ export class RunService {
       finished_at: null,
     }));
     // durable before the caller hears of them: a slot's run with the slot's record, others in the transaction the
-    // executor writes run state in next
+    // executor writes run state in next — those this executor has a free slot for queued already claimed by it
+    // (the same as queued and claimed in one transaction), so they start without a claim
+    let claimed = 0;
     if (slotIso !== undefined) {
       if (!(await this.deps.store.schedulerState.claimSlot(pipeline.id, slotIso, runs))) return [];
-    } else await this.deps.executor.writes.insertRuns(runs);
+    } else {
+      claimed = this.deps.executor.takeSlots(runs.length);
+      const owner = this.deps.executor.owner;
+      const queued = runs.map((run, i) =>
+        i < claimed ? { ...run, status: "running" as const, started_at: created_at, owner } : run,
+      );
+      try {
+        await this.deps.executor.writes.insertRuns(queued);
+      } catch (e) {
+        this.deps.executor.releaseSlots(claimed);
+        throw e;
+      }
+    }
     for (const run of runs) {
       this.deps.events.emit("run.created", {
         run_id: run.id,
@@ -305,7 +319,10 @@ export class RunService {
         timestamp: created_at,
       });
     }
-    for (const run of runs) this.deps.executor.wake({ runId: run.id, pipeline });
+    runs.forEach((run, i) => {
+      if (i < claimed) this.deps.executor.startClaimed({ ...run, status: "running", started_at: created_at }, pipeline);
+      else this.deps.executor.wake({ runId: run.id, pipeline });
+    });
     return runs;
   }
 

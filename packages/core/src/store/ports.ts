@@ -230,10 +230,20 @@ export interface EventLogEntry {
   event: UnsequencedEvent;
 }
 
+/**
+ * A run just queued. With `owner`, it is queued already claimed by that executor, which starts it at once (status
+ * `running`, `started_at` set, epoch 1, heartbeat `started_at`): the same as inserting it `pending` and claiming it in
+ * the same transaction, without the claim.
+ */
+export type NewRun = Run & { owner?: string };
+
+/** The epoch of a run queued already claimed: that of a first claim. */
+export const CLAIMED_AT_INSERT_EPOCH = 1;
+
 /** What the executor writes in one transaction: new runs, node-run states, log lines, outputs and transitions. */
 export interface RunStateBatch {
   /** Runs just queued: inserted first. */
-  runs?: readonly Run[];
+  runs?: readonly NewRun[];
   nodeRuns: readonly NodeRun[];
   logs: readonly LogEntry[];
   outputs: readonly NodeOutputRecord[];

@@ -97,11 +97,38 @@ describe("crash recovery", () => {
       nodes: [{ id: "wait", type: "code", config: { code: "x", wait_for_abort: true } }],
     });
     const queued = await sluice.runs.trigger(p.id);
-    while ((await sluice.runs.get(queued.id)).status !== "running") await new Promise((r) => setTimeout(r, 5));
+    // executing: its node has started (a run is `running` from its trigger when a slot was free)
+    while ((await sluice.runs.get(queued.id)).node_runs[0]?.status !== "running")
+      await new Promise((r) => setTimeout(r, 5));
     await sluice.close();
     const store = await createKnexStore(db.url);
     try {
       expect(await store.runs.get(queued.id)).toMatchObject({ status: "failed", error: "interrupted" });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("close() hands back a run queued already claimed that has not started: pending again, for the next claim", async () => {
+    const sluice = await createSluice({
+      database: db.url,
+      logger: silentLogger,
+      jwtSecret: TEST_JWT_SECRET,
+      nodeTypes: FIXTURE_NODE_TYPES,
+    });
+    await sluice.start();
+    const p = await sluice.pipelines.create({
+      name: "queued at shutdown",
+      nodes: [{ id: "wait", type: "code", config: { code: "x", wait_for_abort: true } }],
+    });
+    const queued = await sluice.runs.trigger(p.id);
+    // nothing between the trigger and close lets the run start: it starts at the end of the trigger's turn
+    await sluice.close();
+    const store = await createKnexStore(db.url);
+    try {
+      expect(await store.runs.get(queued.id)).toMatchObject({ status: "pending", started_at: null });
+      expect(await store.knex("runs").where({ id: queued.id }).first()).toMatchObject({ owner: null });
+      expect(await store.runs.nodeRuns(queued.id)).toEqual([]);
     } finally {
       await store.close();
     }

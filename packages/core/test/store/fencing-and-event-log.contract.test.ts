@@ -169,6 +169,29 @@ describe.each(dialects)("%s fencing and the event log", (dialect) => {
     expect(await a.runs.get("qm-1")).toMatchObject({ status: "cancelled", started_at: t0, error: "stopped" });
   });
 
+  it(`${dialect}: a run queued already claimed is owned at epoch 1: never claimed again, heartbeated, failed with its owner`, async () => {
+    const queued = { ...run("qc-1"), status: "running" as const, started_at: t0, owner: "owner-qc" };
+    await a.runs.writeBatch({ runs: [queued], nodeRuns: [], logs: [], outputs: [] });
+    expect(await a.knex("runs").where({ id: "qc-1" }).first()).toMatchObject({
+      status: "running",
+      owner: "owner-qc",
+      heartbeat_at: t0,
+      started_at: t0,
+    });
+    expect((await b.runs.claimPending("someone-else", 1000, t0)).map((r) => r.id)).not.toContain("qc-1");
+    const claim = { owner: "owner-qc", epoch: 1 };
+    expect(await a.runs.heartbeat("owner-qc", ["qc-1"], t0)).toEqual(["qc-1"]);
+    const kept = await a.runs.writeBatch({
+      nodeRuns: [nodeRun("qc-nr", "qc-1", "running")],
+      logs: [],
+      outputs: [],
+      claims: new Map([["qc-1", claim]]),
+    });
+    expect(kept.refused).toEqual([]);
+    expect((await b.runs.failRunsOfOwners(["owner-qc"], "interrupted", t0)).map((r) => r.id)).toEqual(["qc-1"]);
+    expect(await a.runs.get("qc-1")).toMatchObject({ status: "failed", error: "interrupted" });
+  });
+
   it(`${dialect}: pruning deletes events written before the cut, in ranges`, async () => {
     await a.eventLog.append(Array.from({ length: 30 }, (_, i) => logEvent("pr-1", `old ${i}`)));
     const cut = new Date(Date.now() + 1000).toISOString();

@@ -2,7 +2,15 @@ import type { Knex } from "knex";
 import type { DlqEntry } from "../../model/dlq.js";
 import type { LogLevel, NodeRun, NodeRunStatus, Run, RunStatus, RunTrigger } from "../../model/run.js";
 import { claimHolds, claimsOf, withoutRuns } from "../fence.js";
-import type { ClaimedRun, RunClaim, RunStateBatch, RunStore, RunTransition } from "../ports.js";
+import {
+  CLAIMED_AT_INSERT_EPOCH,
+  type ClaimedRun,
+  type NewRun,
+  type RunClaim,
+  type RunStateBatch,
+  type RunStore,
+  type RunTransition,
+} from "../ports.js";
 import { BatchStatements } from "./batch-statements.js";
 import { appendEvents, eventRowChunks, seqsOf } from "./event-log-store.js";
 import type { Dialect } from "./dialects/dialect.js";
@@ -69,11 +77,13 @@ function dlqFromRow(row: DbRow): DlqEntry {
   };
 }
 
-export const runToRow = (r: Run): DbRow => ({
+/** A run's row as queued: pending, or claimed already by its `owner` (NewRun). */
+export const runToRow = (r: NewRun): DbRow => ({
   ...r,
   params: JSON.stringify(r.params),
-  owner: null,
-  heartbeat_at: null,
+  owner: r.owner ?? null,
+  heartbeat_at: r.owner ? r.started_at : null,
+  epoch: r.owner ? CLAIMED_AT_INSERT_EPOCH : 0,
 });
 
 async function insertChunked(db: Knex | Knex.Transaction, table: string, rows: readonly DbRow[]): Promise<void> {

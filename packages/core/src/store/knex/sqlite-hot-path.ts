@@ -1,6 +1,13 @@
-import type { NodeRun, Run } from "../../model/run.js";
+import type { NodeRun } from "../../model/run.js";
 import { claimHolds, claimsOf, withoutRuns } from "../fence.js";
-import type { ClaimedRun, PipelineStore, RunStore, RunTransition } from "../ports.js";
+import {
+  CLAIMED_AT_INSERT_EPOCH,
+  type ClaimedRun,
+  type NewRun,
+  type PipelineStore,
+  type RunStore,
+  type RunTransition,
+} from "../ports.js";
 import { pipelineFromRow } from "./pipeline-store.js";
 import { ATTEMPTED, nodeRunFromRow, RUN_COLUMNS, runFromRow } from "./run-store.js";
 import type { Prepare, SqliteStatements } from "./sqlite-statements.js";
@@ -10,7 +17,7 @@ type DbRow = Record<string, unknown>;
 const SELECT_RUN = `select ${RUN_COLUMNS.join(", ")} from runs where id = ?`;
 const INSERT_RUN =
   "insert into runs (id, pipeline_id, status, trigger, params, error, created_at, started_at, finished_at, owner, " +
-  "heartbeat_at, schedule_slot) values (?, ?, ?, ?, ?, ?, ?, ?, ?, null, null, ?)";
+  "heartbeat_at, epoch, schedule_slot) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 // one UPDATE … RETURNING is atomic (a read-then-write transaction could not upgrade its lock)
 const CLAIM =
   "update runs set status = 'running', owner = ?, epoch = epoch + 1, heartbeat_at = ?, started_at = ?, " +
@@ -123,7 +130,7 @@ export function sqlitePipelineStore(base: PipelineStore, sqlite: SqliteStatement
 }
 
 /** Inserts just-queued runs; `scheduleSlot` marks them as the runs of that slot (see SchedulerStateStore.claimSlot). */
-export function insertRuns(prepare: Prepare, runs: readonly Run[], scheduleSlot: string | null = null): void {
+export function insertRuns(prepare: Prepare, runs: readonly NewRun[], scheduleSlot: string | null = null): void {
   const insert = prepare(INSERT_RUN);
   for (const r of runs) {
     insert.run(
@@ -136,6 +143,9 @@ export function insertRuns(prepare: Prepare, runs: readonly Run[], scheduleSlot:
       r.created_at,
       r.started_at,
       r.finished_at,
+      r.owner ?? null,
+      r.owner ? r.started_at : null,
+      r.owner ? CLAIMED_AT_INSERT_EPOCH : 0,
       scheduleSlot,
     );
   }
