@@ -68,6 +68,8 @@ export class Executor {
   private running = false;
   /** Slots taken for runs being queued already claimed (`takeSlots`), not committed yet. */
   private reserved = 0;
+  /** Pending runs may be waiting for a slot here: triggers queue theirs `pending` behind them (`takeSlots`). */
+  private backlog = true;
   /** Runs queued already claimed, committed, to start at the end of this turn of the event loop. */
   private readonly starting = new Map<string, { immediate: NodeJS.Immediate; run: ClaimedRun }>();
   private claiming = false;
@@ -180,6 +182,13 @@ export class Executor {
 
   /** A running run of this process: executing nodes finish, no new node starts. */
   cancel(runId: string): void {
+    // queued already claimed and not started: it never starts (the cancel moved it)
+    const starting = this.starting.get(runId);
+    if (starting) {
+      clearImmediate(starting.immediate);
+      this.starting.delete(runId);
+      this.wake();
+    }
     this.active.get(runId)?.execution.cancel();
   }
 
@@ -194,14 +203,27 @@ export class Executor {
    * back by `startClaimed` or `releaseSlots`.
    */
   takeSlots(wanted: number): number {
-    if (!this.running) return 0;
+    // runs queued before wait first: none is taken while pending runs may be left over here
+    if (!this.running || this.backlog) return 0;
     const taken = Math.max(0, Math.min(wanted, this.freeSlots()));
     this.reserved += taken;
     return taken;
   }
 
-  releaseSlots(count: number): void {
-    this.reserved -= count;
+  /**
+   * Gives back the slots of runs whose queueing failed. Their insert may have committed all the same (an answer
+   * lost, a batch written in parts): they are handed back, which does nothing to a run that does not exist.
+   */
+  abandonClaimed(runs: readonly Run[]): void {
+    this.reserved -= runs.length;
+    for (const run of runs)
+      void this.handBack({ ...run, owner: this.owner, epoch: CLAIMED_AT_INSERT_EPOCH, attempted: false });
+    this.wake();
+  }
+
+  /** Runs were queued `pending` here (no free slot): the next trigger waits behind them until a claim finds none. */
+  queuedPending(): void {
+    this.backlog = true;
     this.wake();
   }
 
@@ -235,8 +257,13 @@ export class Executor {
         const free = this.freeSlots();
         if (free <= 0 || !this.running) break;
         const runs = await this.options.store.claimPending(this.owner, free, this.now());
-        for (const run of runs) this.launch(run);
-        if (runs.length === free) this.again = true;
+        // triggers may have taken slots while the claim was under way (takeSlots): what no longer fits goes back
+        const room = Math.max(0, this.freeSlots());
+        for (const run of runs.slice(0, room)) this.launch(run);
+        for (const run of runs.slice(room)) void this.handBack(run);
+        // every free slot filled: more may be pending; fewer: none is (until another instance or trigger queues one)
+        this.backlog = runs.length === free;
+        if (this.backlog) this.again = true;
       } while (this.again && this.running);
     } catch (e) {
       this.options.logger.error(`executor: claiming runs failed: ${(e as Error).message}`);

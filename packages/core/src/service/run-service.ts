@@ -307,10 +307,15 @@ export class RunService {
       try {
         await this.deps.executor.writes.insertRuns(queued);
       } catch (e) {
-        this.deps.executor.releaseSlots(claimed);
+        this.deps.executor.abandonClaimed(queued.slice(0, claimed));
         throw e;
       }
     }
+    // started first (at the end of this turn, so after run.created): a throwing event listener cannot strand them
+    runs.forEach((run, i) => {
+      if (i < claimed) this.deps.executor.startClaimed({ ...run, status: "running", started_at: created_at }, pipeline);
+    });
+    if (claimed < runs.length) this.deps.executor.queuedPending();
     for (const run of runs) {
       this.deps.events.emit("run.created", {
         run_id: run.id,
@@ -319,10 +324,7 @@ export class RunService {
         timestamp: created_at,
       });
     }
-    runs.forEach((run, i) => {
-      if (i < claimed) this.deps.executor.startClaimed({ ...run, status: "running", started_at: created_at }, pipeline);
-      else this.deps.executor.wake({ runId: run.id, pipeline });
-    });
+    for (const run of runs.slice(claimed)) this.deps.executor.wake({ runId: run.id, pipeline });
     return runs;
   }
 

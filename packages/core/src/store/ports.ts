@@ -268,7 +268,7 @@ export interface RunStateBatchResult {
 
 /** Runs, node runs, logs, persisted node outputs and the dead-letter queue (docs/runs.md). */
 export interface RunStore {
-  insert(runs: readonly Run[]): Promise<void>;
+  insert(runs: readonly NewRun[]): Promise<void>;
   get(id: string): Promise<Run | null>;
   /** Newest first. */
   listForPipeline(
