@@ -203,8 +203,8 @@ export class Executor {
    * back by `startClaimed` or `releaseSlots`.
    */
   takeSlots(wanted: number): number {
-    // runs queued before wait first: none is taken while pending runs may be left over here
-    if (!this.running || this.backlog) return 0;
+    // runs queued before go first, and a claim under way counted the free slots: none is taken meanwhile
+    if (!this.running || this.claiming || this.backlog) return 0;
     const taken = Math.max(0, Math.min(wanted, this.freeSlots()));
     this.reserved += taken;
     return taken;
@@ -257,10 +257,7 @@ export class Executor {
         const free = this.freeSlots();
         if (free <= 0 || !this.running) break;
         const runs = await this.options.store.claimPending(this.owner, free, this.now());
-        // triggers may have taken slots while the claim was under way (takeSlots): what no longer fits goes back
-        const room = Math.max(0, this.freeSlots());
-        for (const run of runs.slice(0, room)) this.launch(run);
-        for (const run of runs.slice(room)) void this.handBack(run);
+        for (const run of runs) this.launch(run);
         // every free slot filled: more may be pending; fewer: none is (until another instance or trigger queues one)
         this.backlog = runs.length === free;
         if (this.backlog) this.again = true;
