@@ -200,7 +200,7 @@ export class Executor {
   /**
    * Takes up to `wanted` free slots for runs about to be queued already claimed by this executor (NewRun `owner`):
    * a trigger's run starts without a claim statement, right after the trigger is answered. Each slot taken is given
-   * back by `startClaimed` or `releaseSlots`.
+   * back by `startClaimed` or `abandonClaimed`.
    */
   takeSlots(wanted: number): number {
     // runs queued before go first, and a claim under way counted the free slots: none is taken meanwhile
@@ -216,15 +216,13 @@ export class Executor {
    */
   abandonClaimed(runs: readonly Run[]): void {
     this.reserved -= runs.length;
-    for (const run of runs)
-      void this.handBack({ ...run, owner: this.owner, epoch: CLAIMED_AT_INSERT_EPOCH, attempted: false });
+    for (const run of runs) void this.handBack(this.claimedHere(run));
     this.wake();
   }
 
   /** Runs were queued `pending` here (no free slot): the next trigger waits behind them until a claim finds none. */
   queuedPending(): void {
     this.backlog = true;
-    this.wake();
   }
 
   /**
@@ -233,7 +231,7 @@ export class Executor {
    */
   startClaimed(run: Run, pipeline: Pipeline): void {
     this.reserved--;
-    const claimed: ClaimedRun = { ...run, owner: this.owner, epoch: CLAIMED_AT_INSERT_EPOCH, attempted: false };
+    const claimed = this.claimedHere(run);
     // stopped while it was being queued: handed back at once
     if (!this.running) return void this.handBack(claimed);
     const immediate = setImmediate(() => {
@@ -241,6 +239,11 @@ export class Executor {
       this.launch(claimed, pipeline);
     });
     this.starting.set(run.id, { immediate, run: claimed });
+  }
+
+  /** A run as queued already claimed by this executor. */
+  private claimedHere(run: Run): ClaimedRun {
+    return { ...run, owner: this.owner, epoch: CLAIMED_AT_INSERT_EPOCH, attempted: false };
   }
 
   /** A run claimed here that will not execute here: `pending` again, unowned. Never rejects. */

@@ -295,15 +295,15 @@ export class RunService {
     // durable before the caller hears of them: a slot's run with the slot's record, others in the transaction the
     // executor writes run state in next — those this executor has a free slot for queued already claimed by it
     // (the same as queued and claimed in one transaction), so they start without a claim
-    let claimed = 0;
+    const claimed = slotIso === undefined ? this.deps.executor.takeSlots(runs.length) : 0;
+    const queued = runs.map((run, i) =>
+      i < claimed
+        ? { ...run, status: "running" as const, started_at: created_at, owner: this.deps.executor.owner }
+        : run,
+    );
     if (slotIso !== undefined) {
       if (!(await this.deps.store.schedulerState.claimSlot(pipeline.id, slotIso, runs))) return [];
     } else {
-      claimed = this.deps.executor.takeSlots(runs.length);
-      const owner = this.deps.executor.owner;
-      const queued = runs.map((run, i) =>
-        i < claimed ? { ...run, status: "running" as const, started_at: created_at, owner } : run,
-      );
       try {
         await this.deps.executor.writes.insertRuns(queued);
       } catch (e) {
@@ -312,9 +312,7 @@ export class RunService {
       }
     }
     // started first (at the end of this turn, so after run.created): a throwing event listener cannot strand them
-    runs.forEach((run, i) => {
-      if (i < claimed) this.deps.executor.startClaimed({ ...run, status: "running", started_at: created_at }, pipeline);
-    });
+    for (const run of queued.slice(0, claimed)) this.deps.executor.startClaimed(run, pipeline);
     if (claimed < runs.length) this.deps.executor.queuedPending();
     for (const run of runs) {
       this.deps.events.emit("run.created", {

@@ -84,7 +84,8 @@ describe("crash recovery", () => {
     }
   });
 
-  it("close() interrupts executing runs: they end failed/interrupted and resumable", async () => {
+  /** A started Sluice on the test database and the run it was just asked for: one node that waits to be aborted. */
+  async function triggerRunUntilAborted(name: string) {
     const sluice = await createSluice({
       database: db.url,
       logger: silentLogger,
@@ -93,10 +94,14 @@ describe("crash recovery", () => {
     });
     await sluice.start();
     const p = await sluice.pipelines.create({
-      name: "long",
+      name,
       nodes: [{ id: "wait", type: "code", config: { code: "x", wait_for_abort: true } }],
     });
-    const queued = await sluice.runs.trigger(p.id);
+    return { sluice, queued: await sluice.runs.trigger(p.id) };
+  }
+
+  it("close() interrupts executing runs: they end failed/interrupted and resumable", async () => {
+    const { sluice, queued } = await triggerRunUntilAborted("long");
     // executing: its node has started (a run is `running` from its trigger when a slot was free)
     while ((await sluice.runs.get(queued.id)).node_runs[0]?.status !== "running")
       await new Promise((r) => setTimeout(r, 5));
@@ -110,18 +115,7 @@ describe("crash recovery", () => {
   });
 
   it("close() hands back a run queued already claimed that has not started: pending again, for the next claim", async () => {
-    const sluice = await createSluice({
-      database: db.url,
-      logger: silentLogger,
-      jwtSecret: TEST_JWT_SECRET,
-      nodeTypes: FIXTURE_NODE_TYPES,
-    });
-    await sluice.start();
-    const p = await sluice.pipelines.create({
-      name: "queued at shutdown",
-      nodes: [{ id: "wait", type: "code", config: { code: "x", wait_for_abort: true } }],
-    });
-    const queued = await sluice.runs.trigger(p.id);
+    const { sluice, queued } = await triggerRunUntilAborted("queued at shutdown");
     // nothing between the trigger and close lets the run start: it starts at the end of the trigger's turn
     await sluice.close();
     const store = await createKnexStore(db.url);

@@ -39,10 +39,7 @@ interface Part extends PartOptions {
 export class BatchStatements {
   private readonly parts: Part[] = [];
 
-  constructor(
-    private readonly db: Knex | Knex.Transaction,
-    private readonly combine: boolean,
-  ) {}
+  constructor(private readonly combine: boolean) {}
 
   add(query: Knex.QueryBuilder, options: PartOptions = {}): this {
     const statement = this.combine ? query.toSQL() : null;
@@ -57,9 +54,9 @@ export class BatchStatements {
     return this.groups().length;
   }
 
-  /** Executes every part added, in order, and hands each returning part its rows. */
-  async run(): Promise<void> {
-    for (const group of this.groups()) await this.execute(group);
+  /** Executes every part added, in order, on `db` (a transaction or the database); hands returning parts their rows. */
+  async run(db: Knex | Knex.Transaction): Promise<void> {
+    for (const group of this.groups()) await this.execute(db, group);
   }
 
   /** The parts, grouped into statements. */
@@ -96,10 +93,12 @@ export class BatchStatements {
     return groups;
   }
 
-  private async execute(group: Part[]): Promise<void> {
+  private async execute(db: Knex | Knex.Transaction, group: Part[]): Promise<void> {
     if (group.length === 1) {
       const [part] = group as [Part];
-      const result = (await part.query) as unknown;
+      const result = (await ("isTransaction" in db && db.isTransaction
+        ? part.query.transacting(db as Knex.Transaction)
+        : part.query)) as unknown;
       part.onRows?.(Array.isArray(result) ? (result as DbRow[]) : []);
       return;
     }
@@ -110,7 +109,7 @@ export class BatchStatements {
         ? "select 1"
         : returning.map((i) => `select ${i} as part, row_to_json(p${i}) as r from p${i}`).join(" union all ");
     const sql = `with ${statements.map((s, i) => `p${i} as (${s.sql})`).join(", ")} ${main}`;
-    const result = (await this.db.raw(
+    const result = (await db.raw(
       sql,
       statements.flatMap((s) => s.bindings),
     )) as { rows: DbRow[] };

@@ -92,23 +92,23 @@ async function insertChunked(db: Knex | Knex.Transaction, table: string, rows: r
 
 export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
   /**
-   * Adds the writes of a run-state batch to `statements` (made on `db`, the batch's transaction or, for a batch that
-   * is one statement, the database). `moved` (ids of runs whose transition applied) and `seqs` (the events' sequence
+   * Adds the writes of a run-state batch to `statements` (run on the batch's transaction or, for a batch that is one
+   * statement, the database). `moved` (ids of runs whose transition applied) and `seqs` (the events' sequence
    * numbers, in order) are filled as they run; where the database lacks `UPDATE … RETURNING` (MySQL) the transitions
    * and events are written by `after`, once the statements ran.
    *
    * The transitions of a batch that go the same way (same target, same states from, same fields) are one statement,
    * each run's values picked by `case id when … then … end`.
    */
-  function batchWrites(db: Knex | Knex.Transaction, write: RunStateBatch) {
-    const statements = new BatchStatements(db, dialect.supportsWritableCte);
+  function batchWrites(write: RunStateBatch) {
+    const statements = new BatchStatements(dialect.supportsWritableCte);
     const moved: string[] = [];
     const seqs: number[] = [];
     const runs = write.runs ?? [];
     const runRow = (id: string) => `runs:${id}`;
     for (let i = 0; i < runs.length; i += INSERT_CHUNK) {
       const chunk = runs.slice(i, i + INSERT_CHUNK);
-      statements.add(db("runs").insert(chunk.map(runToRow)), { rows: chunk.map((r) => runRow(r.id)) });
+      statements.add(knex("runs").insert(chunk.map(runToRow)), { rows: chunk.map((r) => runRow(r.id)) });
     }
     // one node run can appear several times in a batch (running, then success): keep the last state
     const latest = new Map<string, NodeRun>();
@@ -116,7 +116,7 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
     const nrRows = [...latest.values()].map((nr) => ({ ...nr }));
     for (let i = 0; i < nrRows.length; i += INSERT_CHUNK) {
       statements.add(
-        db("node_runs")
+        knex("node_runs")
           .insert(nrRows.slice(i, i + INSERT_CHUNK))
           .onConflict("id")
           .merge(["status", "attempt", "row_count", "duration_ms", "started_at", "finished_at", "error"]),
@@ -130,7 +130,7 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
       timestamp: l.timestamp,
     }));
     for (let i = 0; i < logRows.length; i += INSERT_CHUNK)
-      statements.add(db("run_logs").insert(logRows.slice(i, i + INSERT_CHUNK)));
+      statements.add(knex("run_logs").insert(logRows.slice(i, i + INSERT_CHUNK)));
     // one upsert for all outputs; a key twice in it would make PostgreSQL refuse it, so the last one wins
     const createdAt = new Date().toISOString();
     const byKey = new Map<string, DbRow>();
@@ -146,20 +146,20 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
     }
     for (const chunk of chunksOfSize([...byKey.values()], (row) => (row.data as string).length))
       statements.add(
-        db("node_outputs").insert(chunk).onConflict(["run_id", "node_id", "kind"]).merge(["data", "created_at"]),
+        knex("node_outputs").insert(chunk).onConflict(["run_id", "node_id", "kind"]).merge(["data", "created_at"]),
       );
     const transitions = write.transitions ?? [];
     const events = write.events ?? [];
     if (!dialect.supportsUpdateReturning) {
-      const after = async () => {
+      const after = async (trx: Knex.Transaction) => {
         for (const t of transitions) {
-          const changed = await db("runs")
+          const changed = await trx("runs")
             .where({ id: t.id })
             .whereIn("status", [...t.from])
             .update({ status: t.to, ...t.fields });
           if (changed > 0) moved.push(t.id);
         }
-        seqs.push(...(await appendEvents(db, dialect, events)));
+        seqs.push(...(await appendEvents(trx, dialect, events)));
       };
       return { statements, moved, seqs, after: transitions.length + events.length > 0 ? after : null };
     }
@@ -172,12 +172,12 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
       const { to, from, fields } = group[0]!;
       const values: Record<string, unknown> = { status: to };
       for (const name of Object.keys(fields) as (keyof RunTransition["fields"])[]) {
-        values[name] = db.raw(
+        values[name] = knex.raw(
           `case id ${group.map(() => "when ? then ?").join(" ")} end`,
           group.flatMap((t) => [t.id, t.fields[name] ?? null]),
         );
       }
-      const update = db("runs")
+      const update = knex("runs")
         .whereIn(
           "id",
           group.map((t) => t.id),
@@ -191,7 +191,7 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
     }
     // the event log numbers rows in the order inserted: each chunk's numbers are kept in order, chunks in turn
     for (const chunk of eventRowChunks(events))
-      statements.add(db("run_events").insert(chunk, ["seq"]), {
+      statements.add(knex("run_events").insert(chunk, ["seq"]), {
         onRows: (rows) => seqs.push(...seqsOf(rows)),
         ordered: true,
       });
@@ -393,20 +393,18 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
       if (runs.length + nodeRuns.length + logs.length + outputs.length + transitions.length + events.length === 0)
         return { moved: [], seqs: [], refused: [] };
       const claims = claimsOf(batch);
-      if (claims.size === 0) {
-        // nothing to fence (new runs, events of a claim): writes that are one statement need no transaction, which
-        // saves two round trips
-        const alone = batchWrites(knex, batch);
-        if (alone.statements.statementCount() === 1 && !alone.after) {
-          await alone.statements.run();
-          return { moved: alone.moved, seqs: alone.seqs, refused: [] };
-        }
+      // nothing to fence (new runs, events of a claim): the writes are made once, and when they are one statement
+      // they need no transaction, which saves two round trips
+      const unfenced = claims.size === 0 ? batchWrites(batch) : null;
+      if (unfenced && unfenced.statements.statementCount() === 1 && !unfenced.after) {
+        await unfenced.statements.run(knex);
+        return { moved: unfenced.moved, seqs: unfenced.seqs, refused: [] };
       }
       return knex.transaction(async (trx) => {
         const refused = await refusedClaims(trx, claims);
-        const { statements, moved, seqs, after } = batchWrites(trx, withoutRuns(batch, refused));
-        await statements.run();
-        await after?.();
+        const { statements, moved, seqs, after } = unfenced ?? batchWrites(withoutRuns(batch, refused));
+        await statements.run(trx);
+        await after?.(trx);
         return { moved, seqs, refused: [...refused] };
       });
     },
