@@ -1,3 +1,4 @@
+import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKnexStore, type KnexStore } from "../../src/store/knex/create-knex-store.js";
@@ -6,8 +7,8 @@ import { newId } from "../../src/ids.js";
 import { createTestDatabase, testDialects, type TestDatabase } from "../../../../test-support/databases.js";
 
 /*
- * PostgreSQL instances keep pipelines in memory (the read every trigger made) and drop them when the database
- * announces a write of the row. What must hold: no instance ever runs a definition older than the last write it
+ * PostgreSQL instances and a SQLite store keep pipelines in memory (the read every trigger made) and drop them when
+ * the database announces a write of the row (SQLite: when `PRAGMA data_version` tells of another connection's write). What must hold: no instance ever runs a definition older than the last write it
  * could have seen — its own writes at once, another instance's or a hand-made UPDATE once notified, and changes made
  * while its notification connection was down once it is back.
  */
@@ -128,5 +129,65 @@ describe.runIf(postgres)("pipelines kept in memory on PostgreSQL", () => {
     while ((await listeners()).filter((pid) => !before.includes(pid)).length < 2 && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 50));
     expect((await b.pipelines.get(p.id))?.updated_at).toBe("while away");
+  });
+});
+
+describe("pipelines kept in memory on SQLite", () => {
+  let db: TestDatabase;
+  let mine: KnexStore;
+  let other: KnexStore;
+  let shell: Database.Database;
+  beforeAll(async () => {
+    db = await createTestDatabase("sqlite");
+    mine = await createKnexStore(db.url);
+    // another process on the same file, and an operator's sqlite3 shell
+    other = await createKnexStore(db.url);
+    shell = new Database(mine.filePath as string);
+  });
+  afterAll(async () => {
+    shell?.close();
+    await mine?.close();
+    await other?.close();
+    await db?.drop();
+  });
+
+  /** Within 4 s: sooner than an entry's 5 s age limit would drop it anyway, later than the feed's 1 s look. */
+  async function eventually(id: string, ok: (p: Pipeline | null) => boolean): Promise<Pipeline | null> {
+    const deadline = Date.now() + 4_000;
+    for (;;) {
+      const p = await mine.pipelines.get(id);
+      if (ok(p) || Date.now() > deadline) return p;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  it("its own writes are seen at once, and what a caller does to a pipeline it got stays with it", async () => {
+    const p = pipeline("v1");
+    await mine.pipelines.insert(p, note("created"));
+    expect((await mine.pipelines.get(p.id))?.name).toBe("v1");
+    const got = await mine.pipelines.get(p.id);
+    got!.name = "scribbled";
+    got!.nodes.length = 0;
+    const again = await mine.pipelines.get(p.id);
+    expect(again?.name).toBe("v1");
+    expect(again?.nodes).toHaveLength(1);
+    for (let i = 2; i <= 5; i++) {
+      expect(await mine.pipelines.update({ ...p, name: `v${i}` }, note("renamed"))).toBe(true);
+      expect((await mine.pipelines.get(p.id))?.name).toBe(`v${i}`);
+    }
+    expect(await mine.pipelines.delete(p.id)).toBe(true);
+    expect(await mine.pipelines.get(p.id)).toBeNull();
+  });
+
+  it("another connection's write to the file is seen within the feed's second", async () => {
+    const p = pipeline("v1");
+    await mine.pipelines.insert(p, note("created"));
+    expect((await mine.pipelines.get(p.id))?.name).toBe("v1");
+    await other.pipelines.update({ ...p, name: "v2" }, note("renamed elsewhere"));
+    expect((await eventually(p.id, (x) => x?.name === "v2"))?.name).toBe("v2");
+    shell.prepare("update pipelines set updated_at = 'by hand' where id = ?").run(p.id);
+    expect((await eventually(p.id, (x) => x?.updated_at === "by hand"))?.updated_at).toBe("by hand");
+    shell.prepare("delete from pipelines where id = ?").run(p.id);
+    expect(await eventually(p.id, (x) => x === null)).toBeNull();
   });
 });

@@ -79,6 +79,32 @@ const compare = (a: unknown, b: unknown): number => {
   return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
 };
 
+/**
+ * What a row expression sees: the row's columns, `row` (the row itself) and `params`, the last two winning over
+ * columns of those names. One object per rule, refilled for each row: a copy of every row (`{ ...row }`) was the
+ * larger part of evaluating an expression. A row with keys beyond the data set's columns gets a copy of its own.
+ */
+class RowScope {
+  private readonly scope: Record<string, unknown> = {};
+  constructor(
+    private readonly columns: readonly string[],
+    private readonly params: Readonly<Record<string, string>>,
+  ) {}
+
+  of(row: Row): Record<string, unknown> {
+    const scope = this.scope;
+    let seen = 0;
+    for (const c of this.columns) {
+      if (Object.hasOwn(row, c)) seen++;
+      ownProperty(scope, c, row[c]);
+    }
+    if (seen !== Object.keys(row).length) return { ...row, row, params: this.params };
+    scope.row = row;
+    scope.params = this.params;
+    return scope;
+  }
+}
+
 /** A key that tells rows apart by the given columns (values of any type). */
 const keyOf = (row: Row, columns: readonly string[]) => JSON.stringify(columns.map((c) => row[c] ?? null));
 
@@ -143,14 +169,16 @@ export function applyRule(data: DataSet, rule: TransformRule, params: Readonly<R
     }
     case "add_column": {
       const fn = compileExpression(rule.expression);
+      const scope = new RowScope(columns, params);
       return {
         columns: columns.includes(rule.name) ? columns : [...columns, rule.name],
-        rows: rows.map((r) => ({ ...r, [rule.name]: fn({ ...r, row: r, params }) ?? null })),
+        rows: rows.map((r) => ({ ...r, [rule.name]: fn(scope.of(r)) ?? null })),
       };
     }
     case "filter": {
       const fn = compileExpression(rule.expression);
-      return { columns, rows: rows.filter((r) => Boolean(fn({ ...r, row: r, params }))) };
+      const scope = new RowScope(columns, params);
+      return { columns, rows: rows.filter((r) => Boolean(fn(scope.of(r)))) };
     }
     case "cast": {
       const targets = [...list(rule.columns), ...list(rule.column)];

@@ -16,7 +16,8 @@ import { SqliteStatements } from "./sqlite-statements.js";
 import { createInsightStore } from "./insight-store.js";
 import { createLeaseStore } from "./lease-store.js";
 import { createWebhookStore } from "./webhook-store.js";
-import { cachedPipelineStore } from "./cached-pipeline-store.js";
+import { cachedPipelineStore, type PipelineChangeFeed } from "./cached-pipeline-store.js";
+import { sqliteChangeFeed } from "./sqlite-change-feed.js";
 import { createSchedulerStateStore } from "./scheduler-state-store.js";
 import { sqliteSchedulerStateStore } from "./sqlite-scheduler-state.js";
 import { createSystemStore } from "./system-store.js";
@@ -42,15 +43,17 @@ export async function createKnexStore(database: string): Promise<KnexStore> {
   await migrateOrClose(knex, dialect);
   const pipelines = createPipelineStore(knex);
   const runs = createRunStore(knex, dialect);
-  const pipelineChanges = dialect.pipelineChanges;
-  const cached =
-    pipelineChanges && parsed.url
-      ? await cachedPipelineStore(pipelines, {
-          listen: (onChange, onLost) => pipelineChanges.listen(parsed.url as string, onChange, onLost),
-        })
-      : null;
   // SQLite runs its hot statements through better-sqlite3 directly (prepared once) and checkpoints off the event loop
   const sqlite = parsed.dialect === "sqlite" ? new SqliteStatements(knex) : null;
+  const read = sqlite ? sqlitePipelineStore(pipelines, sqlite) : pipelines;
+  // pipelines are served from memory where the database tells of every write (MySQL: read every time)
+  const pipelineChanges = dialect.pipelineChanges;
+  const feed: PipelineChangeFeed | null = sqlite
+    ? sqliteChangeFeed(sqlite)
+    : pipelineChanges && parsed.url
+      ? { listen: (onChange, onLost) => pipelineChanges.listen(parsed.url as string, onChange, onLost) }
+      : null;
+  const cached = feed ? await cachedPipelineStore(read, feed) : null;
   let checkpointer: SqliteCheckpointer | null = null;
   try {
     if (parsed.filePath && parsed.filePath !== ":memory:") {
@@ -67,7 +70,7 @@ export async function createKnexStore(database: string): Promise<KnexStore> {
     dialect: parsed.dialect,
     filePath: parsed.filePath,
     knex,
-    pipelines: sqlite ? sqlitePipelineStore(pipelines, sqlite) : (cached ?? pipelines),
+    pipelines: cached ?? read,
     runs: sqlite ? sqliteRunStore(runs, sqlite) : runs,
     system: createSystemStore(knex, dialect),
     insights: createInsightStore(knex),

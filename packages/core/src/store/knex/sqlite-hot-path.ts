@@ -25,18 +25,44 @@ const CLAIM =
   "where status = 'pending' and id in (select id from runs where status = 'pending' order by created_at, id limit ?) " +
   `returning ${RUN_COLUMNS.join(", ")}, epoch, ${ATTEMPTED}`;
 const SELECT_CLAIM = "select status, owner, epoch from runs where id = ?";
-const INSERT_EVENT = "insert into run_events (run_id, origin, body, created_at) values (?, ?, ?, ?) returning seq";
+const INSERT_EVENTS = "insert into run_events (run_id, origin, body, created_at)";
 const UPSERT_NODE_RUN =
   "insert into node_runs (id, run_id, node_id, status, attempt, row_count, duration_ms, started_at, finished_at, " +
   "error) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (id) do update set status = excluded.status, " +
   "attempt = excluded.attempt, row_count = excluded.row_count, duration_ms = excluded.duration_ms, " +
   "started_at = excluded.started_at, finished_at = excluded.finished_at, error = excluded.error";
-const INSERT_LOG = "insert into run_logs (run_id, node_id, level, message, timestamp) values (?, ?, ?, ?, ?)";
+const INSERT_LOGS = "insert into run_logs (run_id, node_id, level, message, timestamp)";
 const UPSERT_OUTPUT =
   "insert into node_outputs (run_id, node_id, kind, data, created_at) values (?, ?, ?, ?, ?) " +
   "on conflict (run_id, node_id, kind) do update set data = excluded.data, created_at = excluded.created_at";
 const SELECT_NODE_RUNS = "select * from node_runs where run_id = ? order by id";
 const SELECT_PIPELINE = "select * from pipelines where id = ?";
+
+/** Rows per multi-row INSERT of log lines and events: a statement per chunk of a batch, not per row. */
+const ROWS_PER_INSERT = 64;
+const manySql = new Map<string, string>();
+
+/**
+ * Inserts `rows` (equal-length value lists) as `{head} values (…), (…){tail}`, up to ROWS_PER_INSERT rows per
+ * statement (prepared once per chunk length); returns what `tail` (a RETURNING clause) returns.
+ */
+function insertMany(prepare: Prepare, head: string, rows: unknown[][], tail = ""): DbRow[] {
+  const returned: DbRow[] = [];
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+    const chunk = rows.slice(i, i + ROWS_PER_INSERT);
+    const key = `${head}|${chunk.length}|${chunk[0]!.length}|${tail}`;
+    let sql = manySql.get(key);
+    if (!sql) {
+      const tuple = `(${Array(chunk[0]!.length).fill("?").join(", ")})`;
+      sql = `${head} values ${Array(chunk.length).fill(tuple).join(", ")}${tail}`;
+      manySql.set(key, sql);
+    }
+    const statement = prepare(sql);
+    if (tail) returned.push(...(statement.all(chunk.flat()) as DbRow[]));
+    else statement.run(chunk.flat());
+  }
+  return returned;
+}
 
 /** Field names a transition may set (RunTransition["fields"]): the only text that reaches its SQL. */
 const TRANSITION_FIELDS = new Set(["error", "started_at", "finished_at", "owner"]);
@@ -100,16 +126,25 @@ export function sqliteRunStore(base: RunStore, sqlite: SqliteStatements): RunSto
             nr.error,
           );
         }
-        const insertLog = prepare(INSERT_LOG);
-        for (const l of logs) insertLog.run(l.run_id, l.node_id, l.level, l.message, l.timestamp);
+        insertMany(
+          prepare,
+          INSERT_LOGS,
+          logs.map((l) => [l.run_id, l.node_id, l.level, l.message, l.timestamp]),
+        );
         const upsertOutput = prepare(UPSERT_OUTPUT);
         const createdAt = new Date().toISOString();
         for (const o of outputs) upsertOutput.run(o.run_id, o.node_id, o.kind, JSON.stringify(o.data), createdAt);
         const moved = transitions.filter((t) => applyTransition(prepare, t)).map((t) => t.id);
-        const insertEvent = prepare(INSERT_EVENT);
-        const seqs = events.map(
-          (e) => (insertEvent.get(e.event.run_id, e.origin, JSON.stringify(e.event), createdAt) as { seq: number }).seq,
-        );
+        // AUTOINCREMENT numbers each row above every number before it, in the order VALUES lists them; the order of
+        // RETURNING's rows is not documented, so the numbers are sorted back into that order
+        const seqs = insertMany(
+          prepare,
+          INSERT_EVENTS,
+          events.map((e) => [e.event.run_id, e.origin, JSON.stringify(e.event), createdAt]),
+          " returning seq",
+        )
+          .map((row) => Number(row.seq))
+          .sort((a, b) => a - b);
         return { moved, seqs, refused: [...refused] };
       }),
 

@@ -39,6 +39,25 @@ describe("transform", () => {
     expect(out.columns).toEqual(["id", "name", "amount", "region", "note", "name_uc", "gross"]);
   });
 
+  it("an expression sees each row's own values: a column a row lacks, keys beyond the columns, row and params", async () => {
+    const { ctx } = nodeContext("transform", { params: { k: "P" } });
+    const config = transformConfig.parse({
+      rules: [
+        { type: "add_column", name: "seen", expression: 'concat(a, "/", b, "/", extra, "/", row.a, "/", params.k)' },
+        { type: "filter", expression: "seen != \"skip\" && params != 1" },
+      ],
+    });
+    const rows = [
+      { a: 1, b: 2 },
+      { a: 3 }, // no b: nothing of the row before it
+      { a: 4, b: 5, extra: "x" }, // a key the columns do not name (a code node's output can have one)
+      { a: 6, b: 7, row: "col", params: 1 }, // columns named row and params: the row itself and the params win
+    ];
+    const out = (await transformNode.run(ctx, config, [{ columns: ["a", "b", "row", "params"], rows }])).output;
+    expect(out.rows.map((r) => r.seen)).toEqual(["1/2//1/P", "3///3/P", "4/5/x/4/P", "6/7//6/P"]);
+    expect(out.rows[3]).toMatchObject({ row: "col", params: 1 });
+  });
+
   it("drop keeps a column named __proto__ as data, without touching any object's prototype", async () => {
     const row = JSON.parse('{"id": 1, "__proto__": {"polluted": true}, "gone": 2}') as Record<string, unknown>;
     const { ctx } = nodeContext("transform");
