@@ -86,10 +86,14 @@ const compare = (a: unknown, b: unknown): number => {
  */
 class RowScope {
   private readonly scope: Record<string, unknown> = {};
+  /** Each name once (a `rename` onto an existing column names it twice): counted against the row's own keys. */
+  private readonly columns: readonly string[];
   constructor(
-    private readonly columns: readonly string[],
+    columns: readonly string[],
     private readonly params: Readonly<Record<string, string>>,
-  ) {}
+  ) {
+    this.columns = [...new Set(columns)];
+  }
 
   of(row: Row): Record<string, unknown> {
     const scope = this.scope;

@@ -28,8 +28,8 @@ interface Entry {
  * `get` served from memory while the change feed is connected: the database announces every write of a pipeline
  * row (PostgreSQL: trigger `pipelines_changed` → NOTIFY, sent at commit; SQLite: `sqliteChangeFeed`), from this
  * instance or any other, and the entry is dropped; this instance drops its own writes' entries before they return.
- * It saves the pipeline read of every trigger: on PostgreSQL one of about two round trips per run. While the feed is lost, every `get` reads the
- * database, and the cache starts empty when it is back.
+ * It saves the pipeline read of every trigger: on PostgreSQL one of about two round trips per run. While the feed is
+ * lost, every `get` reads the database, and the cache starts empty when it is back.
  */
 export async function cachedPipelineStore(
   base: PipelineStore,

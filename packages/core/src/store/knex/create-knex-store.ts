@@ -53,8 +53,8 @@ export async function createKnexStore(database: string): Promise<KnexStore> {
     : pipelineChanges && parsed.url
       ? { listen: (onChange, onLost) => pipelineChanges.listen(parsed.url as string, onChange, onLost) }
       : null;
-  const cached = feed ? await cachedPipelineStore(read, feed) : null;
   let checkpointer: SqliteCheckpointer | null = null;
+  let cached: Awaited<ReturnType<typeof cachedPipelineStore>> | null = null;
   try {
     if (parsed.filePath && parsed.filePath !== ":memory:") {
       checkpointer = new SqliteCheckpointer(parsed.filePath, () => {
@@ -62,7 +62,9 @@ export async function createKnexStore(database: string): Promise<KnexStore> {
         void knex.raw("pragma wal_autocheckpoint = 1000").catch(() => undefined);
       });
     }
+    cached = feed ? await cachedPipelineStore(read, feed) : null;
   } catch (e) {
+    await checkpointer?.close().catch(() => undefined);
     await knex.destroy().catch(() => undefined);
     throw e;
   }

@@ -44,7 +44,7 @@ describe("transform", () => {
     const config = transformConfig.parse({
       rules: [
         { type: "add_column", name: "seen", expression: 'concat(a, "/", b, "/", extra, "/", row.a, "/", params.k)' },
-        { type: "filter", expression: "seen != \"skip\" && params != 1" },
+        { type: "filter", expression: 'seen != "skip" && params != 1' },
       ],
     });
     const rows = [
@@ -56,6 +56,20 @@ describe("transform", () => {
     const out = (await transformNode.run(ctx, config, [{ columns: ["a", "b", "row", "params"], rows }])).output;
     expect(out.rows.map((r) => r.seen)).toEqual(["1/2//1/P", "3///3/P", "4/5/x/4/P", "6/7//6/P"]);
     expect(out.rows[3]).toMatchObject({ row: "col", params: 1 });
+  });
+
+  it("an expression sees a row's extra key also where a rename made a column name appear twice", async () => {
+    const { ctx } = nodeContext("transform");
+    const config = transformConfig.parse({
+      rules: [
+        { type: "rename", mapping: { a: "b" } },
+        { type: "add_column", name: "e", expression: "extra" },
+        { type: "filter", expression: 'extra == "x"' },
+      ],
+    });
+    const rows = [{ a: 1, b: 2, extra: "x" }];
+    const out = (await transformNode.run(ctx, config, [{ columns: ["a", "b"], rows }])).output;
+    expect(out.rows.map((r) => r.e)).toEqual(["x"]);
   });
 
   it("drop keeps a column named __proto__ as data, without touching any object's prototype", async () => {

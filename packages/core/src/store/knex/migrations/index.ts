@@ -5,6 +5,7 @@ import * as m005 from "./005-run-stats-indexes.js";
 import * as m007 from "./007-event-log-and-epochs.js";
 import * as m008 from "./008-run-schedule-slot.js";
 import * as m009 from "./009-change-notifications.js";
+import * as m010 from "./010-sqlite-pipeline-writes.js";
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -19,6 +20,7 @@ export const MIGRATIONS: readonly (readonly [name: string, migration: Migration]
   ["007-event-log-and-epochs", m007],
   ["008-run-schedule-slot", m008],
   ["009-change-notifications", m009],
+  ["010-sqlite-pipeline-writes", m010],
 ];
 
 /** Bundling-safe migration source (no directory scanning). */
