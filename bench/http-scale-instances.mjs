@@ -17,25 +17,12 @@ import {
   httpClient,
   loadavg,
   median,
+  cpuSeconds,
   mmm,
   parseArgs,
   startServer,
   tmpDir,
 } from "./lib/serve.mjs";
-
-/** CPU seconds (user + system) used so far by the processes `pids`. */
-function cpuSeconds(pids) {
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
-    } catch {
-      /* the process ended */
-    }
-  }
-  return ticks / 100; // USER_HZ
-}
 
 /** The pids of every PostgreSQL server process on this machine (its backends included). */
 const postgresPids = () => fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p) && readComm(p) === "postgres");

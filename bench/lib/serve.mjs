@@ -71,6 +71,20 @@ export async function createPgDatabase() {
   };
 }
 
+/** CPU seconds (user + system) used so far by the processes `pids`. */
+export function cpuSeconds(pids) {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
+    } catch {
+      /* the process ended */
+    }
+  }
+  return ticks / 100; // USER_HZ
+}
+
 /** Samples VmRSS of `pid` every `everyMs`; `peak(from, to)` is the largest sample taken in that window. */
 export function rssSampler(pid, everyMs = 100) {
   const samples = [];
