@@ -9,6 +9,7 @@ import {
   type RunTransition,
 } from "../ports.js";
 import { pipelineFromRow } from "./pipeline-store.js";
+import { INSERT_CHUNK } from "./rows.js";
 import { ATTEMPTED, nodeRunFromRow, RUN_COLUMNS, runFromRow } from "./run-store.js";
 import type { Prepare, SqliteStatements } from "./sqlite-statements.js";
 
@@ -38,26 +39,16 @@ const UPSERT_OUTPUT =
 const SELECT_NODE_RUNS = "select * from node_runs where run_id = ? order by id";
 const SELECT_PIPELINE = "select * from pipelines where id = ?";
 
-/** Rows per multi-row INSERT of log lines and events: a statement per chunk of a batch, not per row. */
-const ROWS_PER_INSERT = 64;
-const manySql = new Map<string, string>();
-
 /**
- * Inserts `rows` (equal-length value lists) as `{head} values (…), (…){tail}`, up to ROWS_PER_INSERT rows per
- * statement (prepared once per chunk length); returns what `tail` (a RETURNING clause) returns.
+ * Inserts `rows` (equal-length value lists) as `{head} values (…), (…){tail}`, INSERT_CHUNK rows a statement (each
+ * chunk length prepared once per connection); returns what `tail` (a RETURNING clause) returns.
  */
 function insertMany(prepare: Prepare, head: string, rows: unknown[][], tail = ""): DbRow[] {
   const returned: DbRow[] = [];
-  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-    const chunk = rows.slice(i, i + ROWS_PER_INSERT);
-    const key = `${head}|${chunk.length}|${chunk[0]!.length}|${tail}`;
-    let sql = manySql.get(key);
-    if (!sql) {
-      const tuple = `(${Array(chunk[0]!.length).fill("?").join(", ")})`;
-      sql = `${head} values ${Array(chunk.length).fill(tuple).join(", ")}${tail}`;
-      manySql.set(key, sql);
-    }
-    const statement = prepare(sql);
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    const chunk = rows.slice(i, i + INSERT_CHUNK);
+    const tuple = `(${Array(chunk[0]!.length).fill("?").join(", ")})`;
+    const statement = prepare(`${head} values ${Array(chunk.length).fill(tuple).join(", ")}${tail}`);
     if (tail) returned.push(...(statement.all(chunk.flat()) as DbRow[]));
     else statement.run(chunk.flat());
   }
