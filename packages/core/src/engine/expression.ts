@@ -1,18 +1,22 @@
 import jexlModule from "jexl";
 import { SluiceError } from "../errors.js";
+import { compileJexlAst, type JexlAst, type JexlGrammar } from "./expression-ast.js";
 
 /**
  * The one safe expression evaluator of the engine (`transform` add_column/filter, `condition`): Jexl, an
  * interpreter over a parsed AST — never `eval` or `new Function`. Expressions see only the variables given to them
  * (e.g. a row's columns, `params`, `row_count`). Syntax: `amount * 1.2`, `status == "ok" && qty > 0`,
- * `name|upper`, `a ? b : c`, `x in ["a","b"]`.
+ * `name|upper`, `a ? b : c`, `x in ["a","b"]`. Jexl parses; the parsed AST is evaluated by closures over it
+ * (expression-ast.ts), with Jexl's own `evalSync` for any AST kind those do not know.
  */
 const { Jexl } = jexlModule as unknown as { Jexl: new () => JexlInstance };
 
 interface JexlExpression {
   evalSync(context?: object): unknown;
+  _getAst?(): JexlAst;
 }
 interface JexlInstance {
+  _grammar?: JexlGrammar;
   compile(expression: string): JexlExpression;
   addTransform(name: string, fn: (value: unknown, ...args: unknown[]) => unknown): void;
   addFunction(name: string, fn: (...args: unknown[]) => unknown): void;
@@ -74,9 +78,13 @@ function compile(source: string): CompiledExpression {
   } catch (e) {
     throw new SluiceError("invalid", `invalid expression "${source}": ${(e as Error).message}`);
   }
+  // `_getAst` and `_grammar` are Jexl's own (2.x): without them, Jexl evaluates alone
+  const ast = compiled._getAst?.();
+  const closures = ast && jexl._grammar ? compileJexlAst(ast, jexl._grammar) : null;
+  const evaluate = closures ?? ((variables: Record<string, unknown>) => compiled.evalSync(variables));
   return (variables) => {
     try {
-      return compiled.evalSync(variables);
+      return evaluate(variables);
     } catch (e) {
       throw new SluiceError("invalid", `expression "${source}" failed: ${(e as Error).message}`);
     }
