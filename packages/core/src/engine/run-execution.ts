@@ -1,6 +1,6 @@
 import type { SecretsResolver } from "../connectors/resolver.js";
 import type { Clock } from "../clock.js";
-import { buildAdjacency, descendants, topologicalWaves, type Adjacency } from "../dag/graph.js";
+import { descendants } from "../dag/graph.js";
 import { SluiceError } from "../errors.js";
 import type { SluiceEvents } from "../events.js";
 import { newId } from "../ids.js";
@@ -10,10 +10,11 @@ import type { Pipeline } from "../model/pipeline.js";
 import type { LogLevel, NodeRun, NodeRunStatus, Run, RunStatus } from "../model/run.js";
 import type { RunClaim, RunStore } from "../store/ports.js";
 import { EMPTY_DATASET, type DataSet, type Row } from "./dataset.js";
-import { executionSettings, retryDelayMs } from "./execution-settings.js";
+import { retryDelayMs } from "./execution-settings.js";
 import type { HttpClient } from "./http/http-client.js";
 import { createNodeContext } from "./node-context.js";
-import { lookupNodeType, type NodeResult, type NodeTypeDefinition, type NodeTypeRegistry } from "./node-type.js";
+import type { NodeResult, NodeTypeDefinition, NodeTypeRegistry } from "./node-type.js";
+import { planOf, type PipelinePlan } from "./pipeline-plan.js";
 import { profileDataSet } from "./profile.js";
 import { SecretScrubber } from "./secret-scrubber.js";
 import { WriteBuffer, writeErrorText } from "./write-buffer.js";
@@ -71,8 +72,7 @@ export class RunExecution {
   /** Aborted by cancel: executing attempts stop (a SQLite worker is terminated, a server statement cancelled). */
   private readonly cancelling = new AbortController();
   private readonly buffer: WriteBuffer;
-  private readonly nodes: Map<string, PipelineNode>;
-  private readonly adjacency: Adjacency;
+  private readonly plan: PipelinePlan;
   private readonly state = new Map<string, NodeRunStatus>();
   private readonly records = new Map<string, NodeRun>();
   private readonly outputs = new Map<string, DataSet>();
@@ -99,8 +99,7 @@ export class RunExecution {
       new WriteBuffer(deps.store, {
         onError: (e) => deps.logger.error(`run ${run.id}: writing run state failed: ${this.scrub(writeErrorText(e))}`),
       });
-    this.nodes = new Map(pipeline.nodes.map((n) => [n.id, n]));
-    this.adjacency = buildAdjacency({ nodeIds: pipeline.nodes.map((n) => n.id), edges: pipeline.edges });
+    this.plan = planOf(pipeline, deps.registry);
   }
 
   /** Cancel: nodes already executing are aborted (and end `cancelled`), no new node starts. */
@@ -135,7 +134,7 @@ export class RunExecution {
   async execute(): Promise<RunStatus> {
     const startedMs = Date.now();
     if (!this.cancelled) this.emitRun("run.started", "running");
-    const waves = topologicalWaves({ nodeIds: this.pipeline.nodes.map((n) => n.id), edges: this.pipeline.edges });
+    const waves = this.plan.waves;
     if (!waves.ok)
       return this.finish("failed", startedMs, `the graph has a cycle through nodes: ${waves.cycle.join(", ")}`);
     await this.prepareNodeRuns();
@@ -194,9 +193,9 @@ export class RunExecution {
   }
 
   private async runNode(id: string): Promise<void> {
-    const node = this.nodes.get(id) as PipelineNode;
+    const node = this.plan.nodes.get(id) as PipelineNode;
     const record = this.records.get(id) as NodeRun;
-    const inputIds = this.adjacency.upstream.get(id) ?? [];
+    const inputIds = this.plan.adjacency.upstream.get(id) ?? [];
     const inputs = inputIds.map((up) => this.outputs.get(up) ?? EMPTY_DATASET);
     const started = Date.now();
     const startedAt = this.now();
@@ -208,17 +207,10 @@ export class RunExecution {
     this.buffer.nodeRun(record, this.options.claim);
     this.emitNode("node.started", id, { status: "running" });
 
-    const def = lookupNodeType(this.deps.registry, node.type);
-    if (!def) return this.failNode(id, started, inputs, `unknown node type '${node.type}'`);
-    const parsed = def.configSchema.safeParse(node.config ?? {});
-    if (!parsed.success) {
-      const issues = parsed.error.issues.map(
-        (i) => `${i.path.length > 0 ? `config.${i.path.join(".")}: ` : ""}${i.message}`,
-      );
-      return this.failNode(id, started, inputs, `invalid config: ${issues.join("; ")}`);
-    }
+    const planned = this.plan.planned.get(id);
+    if (!planned?.ok) return this.failNode(id, started, inputs, planned?.error ?? `unknown node '${id}'`);
+    const { def, config, settings } = planned;
     if (def.effects && this.deps.suppressEffects) return this.suppressNode(id, started, inputs);
-    const settings = executionSettings(node);
     const attempts = Math.max(settings.maxRetries + 1, first);
     for (let attempt = first; attempt <= attempts; attempt++) {
       if (attempt > first) {
@@ -227,7 +219,7 @@ export class RunExecution {
       }
       this.log("info", `attempt ${attempt}/${attempts} started`, id);
       try {
-        const result = await this.attempt(def, node, parsed.data, inputs, inputIds, attempt, settings.timeoutMs);
+        const result = await this.attempt(def, node, config, inputs, inputIds, attempt, settings.timeoutMs);
         return this.succeedNode(id, started, result);
       } catch (e) {
         const message = this.scrubber.scrub(errorMessage(e));
@@ -342,7 +334,7 @@ export class RunExecution {
     this.log("info", `completed: ${rowCount} rows in ${duration} ms`, id);
     this.emitNode("node.completed", id, { status: "success", row_count: rowCount, duration_ms: duration });
     if (result.skipDownstream) {
-      for (const down of descendants(this.adjacency, id)) {
+      for (const down of descendants(this.plan.adjacency, id)) {
         if (this.state.get(down) !== "pending") continue;
         const skipped = this.records.get(down) as NodeRun;
         Object.assign(skipped, { status: "skipped", finished_at: this.now() });
@@ -393,7 +385,7 @@ export class RunExecution {
     this.emitNode("node.failed", id, { status: "failed", error, duration_ms: duration });
     if (deadLetter) {
       const sample = inputs.flatMap((input) => input.rows.slice(0, DLQ_SAMPLE_ROWS)).slice(0, DLQ_SAMPLE_ROWS);
-      await this.deadLetter(this.nodes.get(id) as PipelineNode, sample, error).catch((e: unknown) =>
+      await this.deadLetter(this.plan.nodes.get(id) as PipelineNode, sample, error).catch((e: unknown) =>
         this.deps.logger.error(
           `run ${this.run.id}: writing the DLQ entry failed: ${this.scrubber.scrub((e as Error).message)}`,
         ),

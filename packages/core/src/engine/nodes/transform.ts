@@ -189,7 +189,11 @@ export function applyRule(data: DataSet, rule: TransformRule, params: Readonly<R
       if (!targets.length) throw new SluiceError("invalid", "cast needs column or columns");
       return {
         columns,
-        rows: rows.map((r) => ({ ...r, ...Object.fromEntries(targets.map((c) => [c, castValue(r[c], rule.to)])) })),
+        rows: rows.map((r) => {
+          const out = { ...r };
+          for (const c of targets) ownProperty(out, c, castValue(r[c], rule.to));
+          return out;
+        }),
       };
     }
     case "fill_null": {
