@@ -14,6 +14,24 @@ export function ownProperty(out: Record<string, unknown>, key: string, value: un
   else out[key] = value;
 }
 
+/**
+ * A copy of `row` built key by key, to which keys can be added. Not `{ ...row }`: V8 gives a spread copy no room for
+ * a new key, so adding one turns the copy into a slow dictionary object, about ten times slower to make and slower to
+ * read in every node after.
+ */
+export function copyRow(row: Row): Row {
+  const out: Row = {};
+  for (const k of Object.keys(row)) ownProperty(out, k, row[k]);
+  return out;
+}
+
+/** A copy of `row` with `key` set to `value` (an own property, in the key's place if the row has it). */
+export function withValue(row: Row, key: string, value: unknown): Row {
+  const out = copyRow(row);
+  ownProperty(out, key, value);
+  return out;
+}
+
 export const EMPTY_DATASET: DataSet = Object.freeze({ columns: [], rows: [] }) as DataSet;
 
 /** Builds a DataSet from rows, taking the column order from first appearance across the rows. */

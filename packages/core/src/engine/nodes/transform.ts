@@ -1,5 +1,5 @@
 import { SluiceError } from "../../errors.js";
-import { ownProperty, type DataSet, type Row } from "../dataset.js";
+import { copyRow, ownProperty, withValue, type DataSet, type Row } from "../dataset.js";
 import { compileExpression } from "../expression.js";
 import { defineNodeType } from "../node-type.js";
 import { z } from "zod";
@@ -176,7 +176,7 @@ export function applyRule(data: DataSet, rule: TransformRule, params: Readonly<R
       const scope = new RowScope(columns, params);
       return {
         columns: columns.includes(rule.name) ? columns : [...columns, rule.name],
-        rows: rows.map((r) => ({ ...r, [rule.name]: fn(scope.of(r)) ?? null })),
+        rows: rows.map((r) => withValue(r, rule.name, fn(scope.of(r)) ?? null)),
       };
     }
     case "filter": {
@@ -190,7 +190,7 @@ export function applyRule(data: DataSet, rule: TransformRule, params: Readonly<R
       return {
         columns,
         rows: rows.map((r) => {
-          const out = { ...r };
+          const out = copyRow(r);
           for (const c of targets) ownProperty(out, c, castValue(r[c], rule.to));
           return out;
         }),
@@ -201,10 +201,11 @@ export function applyRule(data: DataSet, rule: TransformRule, params: Readonly<R
       const all = targets.length ? targets : columns;
       return {
         columns,
-        rows: rows.map((r) => ({
-          ...r,
-          ...Object.fromEntries(all.filter((c) => isNull(r[c])).map((c) => [c, rule.value])),
-        })),
+        rows: rows.map((r) => {
+          const out = copyRow(r);
+          for (const c of all) if (isNull(r[c])) ownProperty(out, c, rule.value);
+          return out;
+        }),
       };
     }
     case "replace": {
@@ -213,9 +214,9 @@ export function applyRule(data: DataSet, rule: TransformRule, params: Readonly<R
         columns,
         rows: rows.map((r) => {
           const v = r[column];
-          if (values && !isNull(v) && Object.hasOwn(values, String(v))) return { ...r, [column]: values[String(v)] };
+          if (values && !isNull(v) && Object.hasOwn(values, String(v))) return withValue(r, column, values[String(v)]);
           if (search !== undefined && typeof v === "string")
-            return { ...r, [column]: v.split(search).join(replacement ?? "") };
+            return withValue(r, column, v.split(search).join(replacement ?? ""));
           return r;
         }),
       };
@@ -224,7 +225,7 @@ export function applyRule(data: DataSet, rule: TransformRule, params: Readonly<R
       const target = rule.target ?? rule.column;
       return {
         columns: columns.includes(target) ? columns : [...columns, target],
-        rows: rows.map((r) => ({ ...r, [target]: applyFunction(r[rule.column], rule.function, rule.digits) })),
+        rows: rows.map((r) => withValue(r, target, applyFunction(r[rule.column], rule.function, rule.digits))),
       };
     }
     case "sort": {

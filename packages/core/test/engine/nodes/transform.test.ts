@@ -82,6 +82,31 @@ describe("transform", () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it("every rule that writes a column keeps a column named __proto__ as data", async () => {
+    const rules = [
+      { type: "add_column", name: "__proto__", expression: "{polluted: 1}" },
+      { type: "apply_function", column: "name", function: "upper", target: "__proto__" },
+      { type: "cast", column: "__proto__", to: "string" },
+      { type: "replace", column: "__proto__", search: "A", replacement: "4" },
+      { type: "fill_null", column: "__proto__", value: { polluted: 2 } },
+    ];
+    for (const [i, rule] of rules.entries()) {
+      const out = await run(rules.slice(0, i + 1));
+      for (const row of out.rows) {
+        expect(Object.getPrototypeOf(row), JSON.stringify(rule)).toBe(Object.prototype);
+        expect(Object.keys(row), JSON.stringify(rule)).toContain("__proto__");
+        expect((row as { polluted?: unknown }).polluted).toBeUndefined();
+      }
+    }
+    expect((await run(rules)).rows.map((r) => Object.getOwnPropertyDescriptor(r, "__proto__")?.value)).toEqual([
+      " 4D4 ",
+      "BOB",
+      "BOB",
+      "CY",
+    ]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it("renames, selects, drops, fills nulls, replaces, aggregates and limits", async () => {
     const out = await run([
       { type: "rename", mapping: { region: "area" } },
