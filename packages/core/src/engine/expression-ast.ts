@@ -6,7 +6,10 @@
  * is generated (no `eval`, no `new Function`): every closure below is a fixed function over one AST node.
  *
  * An AST node of a kind not listed here makes `compileJexlAst` return `null`; the caller then evaluates with Jexl
- * itself. Every kind is checked against Jexl's own evaluation by `expression-ast.test.ts`.
+ * itself. Every kind is checked against Jexl's own evaluation by `expression-ast.test.ts`: the same value, or an
+ * error where Jexl fails. Two differences remain. Jexl's message can carry extra `Error: ` prefixes. Jexl also
+ * evaluates every operand before it fails, while the closures stop at the first error; that matters only for
+ * functions with side effects, and none has any.
  */
 
 import { ownProperty } from "./dataset.js";
@@ -52,9 +55,9 @@ export function compileJexlAst(
   let root: Eval;
   try {
     root = compileNode(ast, grammar);
-  } catch (e) {
-    if (e instanceof Unsupported) return null;
-    throw e;
+  } catch {
+    // an unknown kind, or a tree too deep to compile by recursion (`a + a + … + a`, thousands of terms)
+    return null;
   }
   return (context) => root(context, context);
 }
@@ -144,7 +147,8 @@ function filter(ast: JexlAst, sub: (node: JexlAst | undefined) => Eval): Eval {
     return (c, r) => {
       const s = subject(c, r);
       const list = Array.isArray(s) ? s : s === undefined ? [] : [s];
-      return list.filter((elem) => expr(c, elem));
+      // as Jexl: a falsy element (0, "", null) is no relative context, so `.x` then reads the expression's context
+      return list.filter((elem) => expr(c, elem || c));
     };
   }
   return (c, r) => {

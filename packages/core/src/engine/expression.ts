@@ -1,5 +1,8 @@
 import jexlModule from "jexl";
+// Jexl's own tokenizer (linear in the text), to measure nesting before its parser (quadratic in nesting) runs
+import Lexer from "jexl/dist/Lexer.js";
 import { SluiceError } from "../errors.js";
+import { replaceText } from "./replace-text.js";
 import { compileJexlAst, type JexlAst, type JexlGrammar } from "./expression-ast.js";
 
 /**
@@ -23,6 +26,13 @@ interface JexlInstance {
 }
 
 const jexl = new Jexl();
+/** Longest expression text: real ones are a line or a list of values; this keeps a parse under tens of ms. */
+export const MAX_EXPRESSION_LENGTH = 10_000;
+/**
+ * Deepest nesting of `(`, `[` and `{`: Jexl's parser takes time quadratic in it (2,000 levels: about 1.5 s of
+ * the event loop on this machine).
+ */
+export const MAX_EXPRESSION_NESTING = 64;
 const str = (v: unknown) => (v === null || v === undefined ? "" : String(v));
 const transforms: Record<string, (value: unknown, ...args: unknown[]) => unknown> = {
   upper: (v) => str(v).toUpperCase(),
@@ -39,7 +49,7 @@ const transforms: Record<string, (value: unknown, ...args: unknown[]) => unknown
   floor: (v) => Math.floor(Number(v)),
   ceil: (v) => Math.ceil(Number(v)),
   substring: (v, start, end) => str(v).substring(Number(start ?? 0), end === undefined ? undefined : Number(end)),
-  replace: (v, search, replacement) => str(v).split(str(search)).join(str(replacement)),
+  replace: (v, search, replacement) => replaceText(str(v), str(search), str(replacement)),
   contains: (v, search) => str(v).includes(str(search)),
   startsWith: (v, search) => str(v).startsWith(str(search)),
   endsWith: (v, search) => str(v).endsWith(str(search)),
@@ -72,11 +82,21 @@ export function compileExpression(source: string): CompiledExpression {
 }
 
 function compile(source: string): CompiledExpression {
+  const invalid = (why: string) => new SluiceError("invalid", `invalid expression "${source}": ${why}`);
+  if (source.length > MAX_EXPRESSION_LENGTH)
+    throw invalid(`longer than ${MAX_EXPRESSION_LENGTH} characters (${source.length})`);
   let compiled: JexlExpression;
+  let depth: number;
+  try {
+    depth = nestingDepth(new Lexer(jexl._grammar).tokenize(source));
+  } catch (e) {
+    throw invalid((e as Error).message);
+  }
+  if (depth > MAX_EXPRESSION_NESTING) throw invalid(`nested deeper than ${MAX_EXPRESSION_NESTING} levels (${depth})`);
   try {
     compiled = jexl.compile(source);
   } catch (e) {
-    throw new SluiceError("invalid", `invalid expression "${source}": ${(e as Error).message}`);
+    throw invalid((e as Error).message);
   }
   // `_getAst` and `_grammar` are Jexl's own (2.x): without them, Jexl evaluates alone
   const ast = compiled._getAst?.();
@@ -89,4 +109,14 @@ function compile(source: string): CompiledExpression {
       throw new SluiceError("invalid", `expression "${source}" failed: ${(e as Error).message}`);
     }
   };
+}
+
+function nestingDepth(tokens: readonly { type: string }[]): number {
+  let depth = 0;
+  let deepest = 0;
+  for (const { type } of tokens) {
+    if (type === "openParen" || type === "openBracket" || type === "openCurl") deepest = Math.max(deepest, ++depth);
+    else if (type === "closeParen" || type === "closeBracket" || type === "closeCurl") depth--;
+  }
+  return deepest;
 }

@@ -47,6 +47,7 @@ const contexts: Record<string, unknown>[] = [
     ],
     list: ["a", "b"],
   },
+  { arr: [0, null, 5, "", false, { x: 1 }], x: 1, flag: true, xs: [0, 1], n: null, s: "ok" },
   {},
 ];
 
@@ -55,7 +56,8 @@ const outcome = (fn: () => unknown): Outcome => {
   try {
     return { value: fn() };
   } catch (e) {
-    return { error: (e as Error).message };
+    // Jexl's promise shim re-wraps some errors, adding `Error: ` before the message (one per level)
+    return { error: (e as Error).message.replace(/^((Type|Range|Reference)?Error: )+/, "") };
   }
 };
 
@@ -115,6 +117,12 @@ const written = [
   "missing[0]",
   "missing[.x == 1]",
   "s[.length > 1]",
+  "arr[.x == 1]",
+  "arr[.x]",
+  "n[.x]",
+  "xs[.flag]",
+  "arr[.x == 1][.x]",
+  "obj.arr[.k == x.y]",
   '"a" in list',
   '"el" in t',
   "1 in list",

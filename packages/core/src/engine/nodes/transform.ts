@@ -1,6 +1,7 @@
 import { SluiceError } from "../../errors.js";
 import { copyRow, ownProperty, withValue, type DataSet, type Row } from "../dataset.js";
 import { compileExpression } from "../expression.js";
+import { replaceText } from "../replace-text.js";
 import { defineNodeType } from "../node-type.js";
 import { z } from "zod";
 import { loose } from "./config-parts.js";
@@ -216,7 +217,7 @@ export function applyRule(data: DataSet, rule: TransformRule, params: Readonly<R
           const v = r[column];
           if (values && !isNull(v) && Object.hasOwn(values, String(v))) return withValue(r, column, values[String(v)]);
           if (search !== undefined && typeof v === "string")
-            return withValue(r, column, v.split(search).join(replacement ?? ""));
+            return withValue(r, column, replaceText(v, search, replacement ?? ""));
           return r;
         }),
       };
