@@ -163,12 +163,17 @@ export class SecretScrubber {
   scrubValue<T>(value: T): T {
     if (typeof value === "string") return this.scrub(value) as T;
     if (typeof value !== "object" || value === null) return value;
-    if (Array.isArray(value)) return value.map((v: unknown) => this.scrubValue(v)) as T;
+    // loops over keys and indexes, no entries or callbacks: this runs over every preview row of every node
+    if (Array.isArray(value)) {
+      const out: unknown[] = new Array(value.length);
+      for (let i = 0; i < value.length; i++) out[i] = this.scrubValue(value[i] as unknown);
+      return out as T;
+    }
     const proto = Object.getPrototypeOf(value) as object | null;
     if (proto !== Object.prototype && proto !== null) return value;
-    // a loop, not fromEntries(entries(…).map): it runs over every preview row of every node
+    const record = value as Record<string, unknown>;
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) ownProperty(out, k, this.scrubValue(v));
+    for (const k of Object.keys(record)) ownProperty(out, k, this.scrubValue(record[k]));
     return out as T;
   }
 
