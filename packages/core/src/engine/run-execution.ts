@@ -71,6 +71,8 @@ export class RunExecution {
   private readonly shutdown = new AbortController();
   /** Aborted by cancel: executing attempts stop (a SQLite worker is terminated, a server statement cancelled). */
   private readonly cancelling = new AbortController();
+  /** The controllers of the attempts executing now: cancel and shutdown abort each (cheaper than listeners). */
+  private readonly attempts = new Set<AbortController>();
   private readonly buffer: WriteBuffer;
   private readonly plan: PipelinePlan;
   private readonly state = new Map<string, NodeRunStatus>();
@@ -106,11 +108,13 @@ export class RunExecution {
   cancel(): void {
     this.cancelled = true;
     this.cancelling.abort(new SluiceError("unprocessable", "the run was cancelled"));
+    for (const attempt of this.attempts) attempt.abort(this.cancelling.signal.reason);
   }
 
   /** Process shutdown: aborts executing attempts; the run ends `failed` with error `interrupted` (resumable). */
   interrupt(): void {
     this.shutdown.abort(new Interrupted(INTERRUPTED));
+    for (const attempt of this.attempts) attempt.abort(this.shutdown.signal.reason);
   }
 
   /** Masks the secrets this run's nodes resolved. */
@@ -248,11 +252,8 @@ export class RunExecution {
     timeoutMs: number,
   ): Promise<NodeResult> {
     const controller = new AbortController();
-    const onShutdown = () => controller.abort(this.shutdown.signal.reason);
-    this.shutdown.signal.addEventListener("abort", onShutdown, { once: true });
-    const onCancel = () => controller.abort(this.cancelling.signal.reason);
-    this.cancelling.signal.addEventListener("abort", onCancel, { once: true });
-    if (this.cancelling.signal.aborted) onCancel();
+    this.attempts.add(controller);
+    if (this.cancelling.signal.aborted) controller.abort(this.cancelling.signal.reason);
     const timer = setTimeout(
       () => controller.abort(new SluiceError("internal", `timed out after ${timeoutMs / 1000} s (attempt ${attempt})`)),
       timeoutMs,
@@ -287,8 +288,7 @@ export class RunExecution {
       return result;
     } finally {
       clearTimeout(timer);
-      this.shutdown.signal.removeEventListener("abort", onShutdown);
-      this.cancelling.signal.removeEventListener("abort", onCancel);
+      this.attempts.delete(controller);
       aborted.catch(() => undefined);
     }
   }

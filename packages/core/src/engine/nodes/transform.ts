@@ -103,7 +103,11 @@ class RowScope {
       if (Object.hasOwn(row, c)) seen++;
       ownProperty(scope, c, row[c]);
     }
-    if (seen !== Object.keys(row).length) return { ...row, row, params: this.params };
+    // counted without allocating Object.keys(row) for every row; an inherited enumerable key (a polluted
+    // prototype) only makes the count differ, which takes the safe path of a copy
+    let keys = 0;
+    for (const _ in row) keys++;
+    if (seen !== keys) return { ...row, row, params: this.params };
     scope.row = row;
     scope.params = this.params;
     return scope;
