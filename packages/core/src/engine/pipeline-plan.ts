@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { contentDigest } from "../content-digest.js";
 import { buildAdjacency, topologicalWaves, type Adjacency, type WavesResult } from "../dag/graph.js";
 import type { PipelineNode } from "../model/node.js";
 import type { Pipeline } from "../model/pipeline.js";
@@ -32,9 +32,7 @@ export function planOf(pipeline: Pick<Pipeline, "nodes" | "edges">, registry: No
   let plans = PLANS.get(registry);
   if (!plans) PLANS.set(registry, (plans = new Map()));
   // a digest of everything the plan depends on, so any change to the nodes or edges makes a new plan
-  const key = createHash("sha256")
-    .update(JSON.stringify([pipeline.nodes, pipeline.edges]))
-    .digest("base64");
+  const key = contentDigest([pipeline.nodes, pipeline.edges]);
   let plan = plans.get(key);
   if (!plan) {
     plan = makePlan(pipeline, registry);

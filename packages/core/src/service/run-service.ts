@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { contentDigest } from "../content-digest.js";
 import type { Clock } from "../clock.js";
 import { validatePipelineDefinition } from "../dag/validate-pipeline.js";
 import { notFound, SluiceError } from "../errors.js";
@@ -344,7 +344,7 @@ export class RunService {
    * definition, so any change is validated anew.
    */
   private validationErrors(pipeline: Pipeline): readonly string[] {
-    const key = createHash("sha256").update(JSON.stringify(pipeline)).digest("base64");
+    const key = contentDigest(pipeline);
     let errors = this.validated.get(key);
     if (!errors) {
       errors = validatePipelineDefinition(pipeline, [], this.deps.registry).errors;
