@@ -86,6 +86,48 @@ describe.each(dialects)("%s run store contract", (dialect) => {
     expect([byId.get("att-new"), byId.get("att-resumed")]).toEqual([false, true]);
   });
 
+  it(`${dialect}: a batch's text comes back exactly as written, whatever its characters`, async () => {
+    // PostgreSQL sends a batch's rows as one JSON parameter (array-rows.ts): quotes, backslashes, braces, the word
+    // NULL, empty strings and nulls must each survive it
+    const texts = ['say "hi"', 'back\\slash \\"', "{a,b}", "NULL", "", "null", "tab\tnew\nline", "ünï 🚀", "a,b;c'd"];
+    await a.runs.insert([run("tx-1", { pipeline_id: "p-tx" })]);
+    await a.runs.writeBatch({
+      nodeRuns: texts.map((text, i) => ({
+        ...nodeRunRow(`tx-nr-${i}`, "tx-1", { status: "failed" }),
+        node_id: `n${i}`,
+        error: text,
+        started_at: i % 2 ? null : t0,
+      })),
+      logs: texts.map((message, i) => ({
+        run_id: "tx-1",
+        node_id: i % 2 ? null : `n${i}`,
+        level: "info" as const,
+        message,
+        timestamp: t0,
+      })),
+      outputs: texts.map((text, i) => ({ run_id: "tx-1", node_id: `n${i}`, kind: "preview", data: { text } })),
+    });
+    const nodeRuns = await b.runs.nodeRuns("tx-1");
+    expect(nodeRuns.map((nr) => nr.error)).toEqual(texts);
+    expect(nodeRuns.map((nr) => nr.started_at)).toEqual(texts.map((_, i) => (i % 2 ? null : t0)));
+    const logs = await b.runs.logs("tx-1");
+    expect(logs.map((l) => [l.node_id, l.message])).toEqual(texts.map((text, i) => [i % 2 ? null : `n${i}`, text]));
+    for (const [i, text] of texts.entries()) expect(await b.runs.output("tx-1", `n${i}`, "preview")).toEqual({ text });
+  });
+
+  it(`${dialect}: a lone surrogate (half an emoji cut off) does not cost a batch its writes`, async () => {
+    await a.runs.insert([run("ls-1", { pipeline_id: "p-ls" })]);
+    await a.runs.writeBatch({
+      nodeRuns: [{ ...nodeRunRow("ls-nr", "ls-1"), error: "cut \ud83d" }],
+      logs: [{ run_id: "ls-1", node_id: null, level: "info", message: "cut \ud83d", timestamp: t0 }],
+      outputs: [{ run_id: "ls-1", node_id: "n1", kind: "preview", data: { text: "cut \ud83d" } }],
+    });
+    // stored with U+FFFD in its place (how many depends on the driver's UTF-8 encoding)
+    expect((await b.runs.nodeRuns("ls-1"))[0]?.error).toMatch(/^cut \ufffd+$/);
+    expect((await b.runs.logs("ls-1"))[0]?.message).toMatch(/^cut \ufffd+$/);
+    expect(await b.runs.output("ls-1", "n1", "preview")).toEqual({ text: "cut \ud83d" });
+  });
+
   it(`${dialect}: transitions only from the expected states`, async () => {
     await a.runs.insert([run("tr-1", { pipeline_id: "p-tr" })]);
     expect(await a.runs.transition("tr-1", ["running"], "success")).toBe(false);

@@ -19,7 +19,7 @@ export interface PartOptions {
 }
 
 interface Part extends PartOptions {
-  query: Knex.QueryBuilder;
+  query: Knex.QueryBuilder | Knex.Raw;
   /** Its SQL (`?` placeholders) and values, when it may be combined. */
   statement: Knex.Sql | null;
   /** Bytes of its string values. */
@@ -41,10 +41,10 @@ export class BatchStatements {
 
   constructor(private readonly combine: boolean) {}
 
-  add(query: Knex.QueryBuilder, options: PartOptions = {}): this {
+  add(query: Knex.QueryBuilder | Knex.Raw, options: PartOptions = {}): this {
     const statement = this.combine ? query.toSQL() : null;
     let bytes = 0;
-    for (const value of statement?.bindings ?? []) if (typeof value === "string") bytes += value.length;
+    for (const value of statement?.bindings ?? []) bytes += stringBytes(value);
     this.parts.push({ ...options, query, statement, bytes });
     return this;
   }
@@ -99,7 +99,8 @@ export class BatchStatements {
       const result = (await ("isTransaction" in db && db.isTransaction
         ? part.query.transacting(db as Knex.Transaction)
         : part.query)) as unknown;
-      part.onRows?.(Array.isArray(result) ? (result as DbRow[]) : []);
+      // a query builder's result is its rows; a raw query's (PostgreSQL) holds them
+      part.onRows?.(Array.isArray(result) ? (result as DbRow[]) : ((result as { rows?: DbRow[] }).rows ?? []));
       return;
     }
     const statements = group.map((p) => p.statement!);
@@ -116,4 +117,13 @@ export class BatchStatements {
     for (const i of returning)
       group[i]!.onRows!(result.rows.filter((r) => Number(r.part) === i).map((r) => r.r as DbRow));
   }
+}
+
+/** Characters of a bound value's strings (an array parameter's elements too). */
+function stringBytes(value: unknown): number {
+  if (typeof value === "string") return value.length;
+  if (!Array.isArray(value)) return 0;
+  let bytes = 0;
+  for (const element of value) if (typeof element === "string") bytes += element.length;
+  return bytes;
 }

@@ -20,7 +20,7 @@ interface EventRow {
 }
 
 /** The rows of `entries` in `run_events`, in chunks of one multi-row INSERT each. */
-export function eventRowChunks(entries: readonly EventLogEntry[]): EventRow[][] {
+export function eventRowChunks(entries: readonly EventLogEntry[], maxRows?: number): EventRow[][] {
   const createdAt = new Date().toISOString();
   const rows = entries.map((e) => ({
     run_id: e.event.run_id,
@@ -28,7 +28,7 @@ export function eventRowChunks(entries: readonly EventLogEntry[]): EventRow[][] 
     body: JSON.stringify(e.event),
     created_at: createdAt,
   }));
-  return chunksOfSize(rows, (row) => row.body.length);
+  return chunksOfSize(rows, (row) => row.body.length, maxRows);
 }
 
 /**

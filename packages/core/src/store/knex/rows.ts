@@ -27,14 +27,14 @@ export const INSERT_CHUNK = 200;
 /** Bytes of data per multi-row statement: full outputs kept for resume can be large (MySQL's packet limit). */
 export const STATEMENT_BYTES = 4 * 1024 * 1024;
 
-/** Consecutive chunks of at most INSERT_CHUNK rows and, unless one row alone is larger, STATEMENT_BYTES. */
-export function chunksOfSize<T>(rows: readonly T[], sizeOf: (row: T) => number): T[][] {
+/** Consecutive chunks of at most `maxRows` rows and, unless one row alone is larger, STATEMENT_BYTES. */
+export function chunksOfSize<T>(rows: readonly T[], sizeOf: (row: T) => number, maxRows = INSERT_CHUNK): T[][] {
   const chunks: T[][] = [];
   let chunk: T[] = [];
   let bytes = 0;
   for (const row of rows) {
     const size = sizeOf(row);
-    if (chunk.length > 0 && (chunk.length >= INSERT_CHUNK || bytes + size > STATEMENT_BYTES)) {
+    if (chunk.length > 0 && (chunk.length >= maxRows || bytes + size > STATEMENT_BYTES)) {
       chunks.push(chunk);
       chunk = [];
       bytes = 0;

@@ -11,6 +11,7 @@ import {
   type RunStore,
   type RunTransition,
 } from "../ports.js";
+import { ARRAY_INSERT_ROWS, arrayInsert, upsertTail, type ArrayColumn } from "./array-rows.js";
 import { BatchStatements } from "./batch-statements.js";
 import { appendEvents, eventRowChunks, seqsOf } from "./event-log-store.js";
 import type { Dialect } from "./dialects/dialect.js";
@@ -77,6 +78,43 @@ function dlqFromRow(row: DbRow): DlqEntry {
   };
 }
 
+/** The columns of a node run's row; those its upsert updates (all but the run and node it belongs to). */
+const NODE_RUN_COLUMNS: readonly ArrayColumn[] = [
+  ["id", "text"],
+  ["run_id", "text"],
+  ["node_id", "text"],
+  ["status", "text"],
+  ["attempt", "integer"],
+  ["row_count", "bigint"],
+  ["duration_ms", "bigint"],
+  ["started_at", "text"],
+  ["finished_at", "text"],
+  ["error", "text"],
+];
+const NODE_RUN_STATE = ["status", "attempt", "row_count", "duration_ms", "started_at", "finished_at", "error"] as const;
+const LOG_COLUMNS: readonly ArrayColumn[] = [
+  ["run_id", "text"],
+  ["node_id", "text"],
+  ["level", "text"],
+  ["message", "text"],
+  ["timestamp", "text"],
+];
+const OUTPUT_COLUMNS: readonly ArrayColumn[] = [
+  ["run_id", "text"],
+  ["node_id", "text"],
+  ["kind", "text"],
+  ["data", "text"],
+  ["created_at", "text"],
+];
+const OUTPUT_KEY = ["run_id", "node_id", "kind"] as const;
+const OUTPUT_STATE = ["data", "created_at"] as const;
+const EVENT_COLUMNS: readonly ArrayColumn[] = [
+  ["run_id", "text"],
+  ["origin", "text"],
+  ["body", "text"],
+  ["created_at", "text"],
+];
+
 /** A run's row as queued: pending, or claimed already by its `owner` (NewRun). */
 export const runToRow = (r: NewRun): DbRow => ({
   ...r,
@@ -113,13 +151,17 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
     // one node run can appear several times in a batch (running, then success): keep the last state
     const latest = new Map<string, NodeRun>();
     for (const nr of write.nodeRuns) latest.set(nr.id, nr);
+    // rows go as one JSON parameter per statement (PostgreSQL) or as a VALUES list of INSERT_CHUNK rows
+    const maxRows = dialect.arrayRows ? ARRAY_INSERT_ROWS : INSERT_CHUNK;
     const nrRows = [...latest.values()].map((nr) => ({ ...nr }));
-    for (let i = 0; i < nrRows.length; i += INSERT_CHUNK) {
+    for (const chunk of chunksOfSize(nrRows, (nr) => nr.error?.length ?? 0, maxRows)) {
       statements.add(
-        knex("node_runs")
-          .insert(nrRows.slice(i, i + INSERT_CHUNK))
-          .onConflict("id")
-          .merge(["status", "attempt", "row_count", "duration_ms", "started_at", "finished_at", "error"]),
+        dialect.arrayRows
+          ? arrayInsert(knex, "node_runs", NODE_RUN_COLUMNS, chunk, upsertTail(["id"], NODE_RUN_STATE))
+          : knex("node_runs")
+              .insert(chunk)
+              .onConflict("id")
+              .merge([...NODE_RUN_STATE]),
       );
     }
     const logRows = write.logs.map((l) => ({
@@ -129,8 +171,11 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
       message: l.message,
       timestamp: l.timestamp,
     }));
-    for (let i = 0; i < logRows.length; i += INSERT_CHUNK)
-      statements.add(knex("run_logs").insert(logRows.slice(i, i + INSERT_CHUNK)));
+    for (const chunk of chunksOfSize(logRows, (l) => l.message.length, maxRows)) {
+      statements.add(
+        dialect.arrayRows ? arrayInsert(knex, "run_logs", LOG_COLUMNS, chunk) : knex("run_logs").insert(chunk),
+      );
+    }
     // one upsert for all outputs; a key twice in it would make PostgreSQL refuse it, so the last one wins
     const createdAt = new Date().toISOString();
     const byKey = new Map<string, DbRow>();
@@ -144,9 +189,14 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
       };
       byKey.set(JSON.stringify([o.run_id, o.node_id, o.kind]), row);
     }
-    for (const chunk of chunksOfSize([...byKey.values()], (row) => (row.data as string).length))
+    for (const chunk of chunksOfSize([...byKey.values()], (row) => (row.data as string).length, maxRows))
       statements.add(
-        knex("node_outputs").insert(chunk).onConflict(["run_id", "node_id", "kind"]).merge(["data", "created_at"]),
+        dialect.arrayRows
+          ? arrayInsert(knex, "node_outputs", OUTPUT_COLUMNS, chunk, upsertTail(OUTPUT_KEY, OUTPUT_STATE))
+          : knex("node_outputs")
+              .insert(chunk)
+              .onConflict([...OUTPUT_KEY])
+              .merge([...OUTPUT_STATE]),
       );
     const transitions = write.transitions ?? [];
     const events = write.events ?? [];
@@ -190,11 +240,13 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
       });
     }
     // the event log numbers rows in the order inserted: each chunk's numbers are kept in order, chunks in turn
-    for (const chunk of eventRowChunks(events))
-      statements.add(knex("run_events").insert(chunk, ["seq"]), {
-        onRows: (rows) => seqs.push(...seqsOf(rows)),
-        ordered: true,
-      });
+    for (const chunk of eventRowChunks(events, maxRows))
+      statements.add(
+        dialect.arrayRows
+          ? arrayInsert(knex, "run_events", EVENT_COLUMNS, chunk, "returning seq")
+          : knex("run_events").insert(chunk, ["seq"]),
+        { onRows: (rows) => seqs.push(...seqsOf(rows)), ordered: true },
+      );
     return { statements, moved, seqs, after: null };
   }
 

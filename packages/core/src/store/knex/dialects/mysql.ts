@@ -9,6 +9,7 @@ export const mysqlDialect: Dialect = {
   supportsSkipLocked: true,
   supportsUpdateReturning: false,
   supportsWritableCte: false,
+  arrayRows: false,
   migrationMutex: {
     async tryLock(knex, conn) {
       const [rows] = (await knex.raw(`select get_lock(${MIGRATION_LOCK_NAME}, 0) as ok`).connection(conn)) as [

@@ -23,6 +23,7 @@ export const postgresDialect: Dialect = {
   supportsSkipLocked: true,
   supportsUpdateReturning: true,
   supportsWritableCte: true,
+  arrayRows: true,
   migrationMutex: {
     async tryLock(knex, conn) {
       const result = (await knex.raw(`select pg_try_advisory_lock(${MIGRATION_LOCK_KEY}) as ok`).connection(conn)) as {

@@ -11,6 +11,7 @@ export const sqliteDialect: Dialect = {
   supportsSkipLocked: false,
   supportsUpdateReturning: true,
   supportsWritableCte: false,
+  arrayRows: false,
   knexConfig(filePath) {
     return {
       client: "better-sqlite3",
