@@ -9,6 +9,8 @@ export interface FileAccess {
   readonly fileRoots: readonly string[];
   /** The server's own state files: refused whatever the roots. */
   readonly stateFiles: readonly string[];
+  /** Their identities, where one use of a file (a check, its open, a check of the open file) looked them up once. */
+  readonly state?: StateFileIdentities;
 }
 
 /** Pseudo file systems that expose the process itself (`/proc/self/cwd/…`, `/proc/self/environ`, `/dev/fd/N`). */
@@ -43,20 +45,31 @@ async function realPathAllowingMissing(p: string, links = 0): Promise<string> {
   return realPathAllowingMissing(path.resolve(dir, await fs.readlink(self)), links + 1);
 }
 
-/** The state files as real paths and, for those that exist, device + inode (hard links, case-insensitive disks). */
-async function stateFileIdentities(
-  stateFiles: readonly string[],
-): Promise<{ paths: Set<string>; inodes: Set<string> }> {
+/** The server's state files as real paths (and case-folded) and, for those that exist, as device + inode. */
+export interface StateFileIdentities {
+  readonly paths: ReadonlySet<string>;
+  readonly inodes: ReadonlySet<string>;
+}
+
+/**
+ * The identities of `stateFiles` now: each file's path, real path and device + inode (hard links, case-insensitive
+ * disks). The files are looked up concurrently: one check costs the latency of one lookup, not of a dozen in turn.
+ */
+export async function stateFileIdentities(stateFiles: readonly string[]): Promise<StateFileIdentities> {
   const paths = new Set<string>();
   const inodes = new Set<string>();
-  for (const file of stateFiles) {
-    for (const p of [
-      path.resolve(file),
-      await realPathAllowingMissing(path.resolve(file)).catch(() => path.resolve(file)),
-    ]) {
-      paths.add(p).add(p.toLowerCase());
-    }
-    const stat = await fs.stat(file).catch(() => null);
+  const found = await Promise.all(
+    stateFiles.map(async (file) => {
+      const resolved = path.resolve(file);
+      const [real, stat] = await Promise.all([
+        realPathAllowingMissing(resolved).catch(() => resolved),
+        fs.stat(file).catch(() => null),
+      ]);
+      return { resolved, real, stat };
+    }),
+  );
+  for (const { resolved, real, stat } of found) {
+    for (const p of [resolved, real]) paths.add(p).add(p.toLowerCase());
     if (stat) inodes.add(inodeKey(stat));
   }
   return { paths, inodes };
@@ -68,15 +81,16 @@ const STATE_FILE_REFUSAL = "is one of the server's own state files (store databa
 
 /**
  * Refuses a file opened at `real` (already resolved) when it is one of the state files: by path, case-folded path
- * or device + inode. Pass `opened` (fstat of the open handle) to close the gap between the check and the open.
+ * or device + inode. Pass `opened` (fstat of the open handle) to close the gap between the check and the open, and
+ * the identities one use of a file looked up already (`stateFileIdentities`) instead of the files' names.
  */
 export async function assertNotStateFile(
   requested: string,
   real: string,
-  stateFiles: readonly string[],
+  stateFiles: readonly string[] | StateFileIdentities,
   opened?: Stats,
 ): Promise<void> {
-  const state = await stateFileIdentities(stateFiles);
+  const state = "inodes" in stateFiles ? stateFiles : await stateFileIdentities(stateFiles);
   const refused = () => new SluiceError("forbidden", `path '${requested}' ${STATE_FILE_REFUSAL}`);
   if (state.paths.has(real) || state.paths.has(real.toLowerCase())) throw refused();
   const stat = opened ?? (await fs.stat(real).catch(() => null));
@@ -133,5 +147,5 @@ export async function assertConfinedRealPath(
       throw new SluiceError("forbidden", `path '${requested}' is inside ${pseudo}, which no root names explicitly`);
     }
   }
-  await assertNotStateFile(requested, real, access.stateFiles, opened);
+  await assertNotStateFile(requested, real, access.state ?? access.stateFiles, opened);
 }
