@@ -1,4 +1,5 @@
 import type { Stats } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { SluiceError } from "./errors.js";
@@ -9,8 +10,6 @@ export interface FileAccess {
   readonly fileRoots: readonly string[];
   /** The server's own state files: refused whatever the roots. */
   readonly stateFiles: readonly string[];
-  /** Their identities, where one use of a file (a check, its open, a check of the open file) looked them up once. */
-  readonly state?: StateFileIdentities;
 }
 
 /** Pseudo file systems that expose the process itself (`/proc/self/cwd/…`, `/proc/self/environ`, `/dev/fd/N`). */
@@ -46,7 +45,7 @@ async function realPathAllowingMissing(p: string, links = 0): Promise<string> {
 }
 
 /** The server's state files as real paths (and case-folded) and, for those that exist, as device + inode. */
-export interface StateFileIdentities {
+interface StateFileIdentities {
   readonly paths: ReadonlySet<string>;
   readonly inodes: ReadonlySet<string>;
 }
@@ -55,7 +54,7 @@ export interface StateFileIdentities {
  * The identities of `stateFiles` now: each file's path, real path and device + inode (hard links, case-insensitive
  * disks). The files are looked up concurrently: one check costs the latency of one lookup, not of a dozen in turn.
  */
-export async function stateFileIdentities(stateFiles: readonly string[]): Promise<StateFileIdentities> {
+async function stateFileIdentities(stateFiles: readonly string[]): Promise<StateFileIdentities> {
   const paths = new Set<string>();
   const inodes = new Set<string>();
   const found = await Promise.all(
@@ -81,16 +80,15 @@ const STATE_FILE_REFUSAL = "is one of the server's own state files (store databa
 
 /**
  * Refuses a file opened at `real` (already resolved) when it is one of the state files: by path, case-folded path
- * or device + inode. Pass `opened` (fstat of the open handle) to close the gap between the check and the open, and
- * the identities one use of a file looked up already (`stateFileIdentities`) instead of the files' names.
+ * or device + inode. Pass `opened` (fstat of the open handle) to close the gap between the check and the open.
  */
 export async function assertNotStateFile(
   requested: string,
   real: string,
-  stateFiles: readonly string[] | StateFileIdentities,
+  stateFiles: readonly string[],
   opened?: Stats,
 ): Promise<void> {
-  const state = "inodes" in stateFiles ? stateFiles : await stateFileIdentities(stateFiles);
+  const state = await stateFileIdentities(stateFiles);
   const refused = () => new SluiceError("forbidden", `path '${requested}' ${STATE_FILE_REFUSAL}`);
   if (state.paths.has(real) || state.paths.has(real.toLowerCase())) throw refused();
   const stat = opened ?? (await fs.stat(real).catch(() => null));
@@ -147,5 +145,28 @@ export async function assertConfinedRealPath(
       throw new SluiceError("forbidden", `path '${requested}' is inside ${pseudo}, which no root names explicitly`);
     }
   }
-  await assertNotStateFile(requested, real, access.state ?? access.stateFiles, opened);
+  await assertNotStateFile(requested, real, access.stateFiles, opened);
+}
+
+/**
+ * Where the file open as `handle` (opened by the name `real`, `opened` its stat) really is now, for the checks after
+ * opening: any directory of its path may have been swapped for a symlink between resolving the path and opening it.
+ * Read back from the descriptor (`/proc/self/fd/N`) on Linux; elsewhere the real path of the name, trusted only if
+ * it is the file that is open (same device + inode).
+ */
+export async function openedRealPath(
+  requested: string,
+  handle: FileHandle,
+  real: string,
+  opened: Stats,
+): Promise<string> {
+  if (process.platform === "linux") {
+    const fromDescriptor = await fs.readlink(`/proc/self/fd/${handle.fd}`).catch(() => null);
+    if (fromDescriptor !== null) return fromDescriptor;
+  }
+  const now = await fs.realpath(real);
+  const found = await fs.stat(now);
+  if (found.dev !== opened.dev || found.ino !== opened.ino)
+    throw new SluiceError("forbidden", `path '${requested}' changed while it was being opened`);
+  return now;
 }

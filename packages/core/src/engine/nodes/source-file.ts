@@ -5,7 +5,7 @@ import { pipeline } from "node:stream";
 import { parse } from "csv-parse";
 import { SluiceError } from "../../errors.js";
 import { dataSetFromRows, type DataSet, type Row } from "../dataset.js";
-import { assertNotStateFile, resolveConfinedPath, stateFileIdentities } from "../../file-access.js";
+import { assertConfinedRealPath, openedRealPath, resolveConfinedPath } from "../../file-access.js";
 import { defineNodeType } from "../node-type.js";
 import { z } from "zod";
 import { nonEmpty, loose } from "./config-parts.js";
@@ -123,16 +123,16 @@ export const sourceFileNode = defineNodeType({
   references: (c) => ({ filesRead: texts(c.path) }),
   async run(ctx, config) {
     const requested = await ctx.render(config.path);
-    // the state files are looked up once for the check of the path and the check of the file opened
-    const state = await stateFileIdentities(ctx.stateFiles);
-    const file = await resolveConfinedPath(requested, { fileRoots: ctx.fileRoots, stateFiles: ctx.stateFiles, state });
+    const file = await resolveConfinedPath(requested, ctx);
     const format = formatOf(config, file);
     let output: DataSet;
     let handle: fs.promises.FileHandle | undefined;
     try {
-      // no symlink is left in `file`; O_NOFOLLOW and the check of the open handle close the gap since the check
+      // no symlink was left in `file` when it was resolved, but a directory of it may have been swapped for one since:
+      // what is open is checked again where it really is (inside the roots, not a state file), before it is read
       handle = await fs.promises.open(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
-      await assertNotStateFile(requested, file, state, await handle.stat());
+      const opened = await handle.stat();
+      await assertConfinedRealPath(requested, await openedRealPath(requested, handle, file, opened), ctx, opened);
       if (format === "csv") output = await readCsv(handle, config, ctx.signal);
       else if (format === "jsonl") output = await readJsonl(handle, config, ctx.signal);
       else output = await readJsonArray(handle, config, ctx.signal);

@@ -1,7 +1,8 @@
+import syncFs from "node:fs";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { sourceFileNode } from "../../../src/engine/nodes/source-file.js";
 import { sourceFileConfig } from "../../../src/engine/nodes/source-file.js";
 import { nodeContext } from "../peer-server.js";
@@ -95,5 +96,52 @@ describe("source_file", () => {
   it("validation reports a missing path and an unknown format", () => {
     expect(JSON.stringify(sourceFileConfig.safeParse({}).error?.issues)).toMatch(/path is required/);
     expect(sourceFileConfig.safeParse({ path: "x", format: "xml" }).success).toBe(false);
+  });
+});
+
+/**
+ * A writer to the roots swaps things between the node's check of its path and its open (made deterministic by doing
+ * it from inside the node's own `open` call, just before the real open): what is open is checked again.
+ */
+describe("source_file when its path changes between the check and the open", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  /** Runs `swap` once, just before the node's next `fs.promises.open`. */
+  const beforeOpen = (swap: () => void) => {
+    const real = syncFs.promises.open.bind(syncFs.promises);
+    let done = false;
+    vi.spyOn(syncFs.promises, "open").mockImplementation((async (...args: Parameters<typeof real>) => {
+      if (!done) {
+        done = true;
+        swap();
+      }
+      return real(...args);
+    }) as never);
+  };
+
+  it("refuses a file outside the roots reached through a directory swapped for a symlink, and reads none of it", async () => {
+    syncFs.writeFileSync(path.join(outside, "private.csv"), "secret\nOUTSIDE-ROOT-CONTENT\n");
+    syncFs.mkdirSync(path.join(root, "d"));
+    syncFs.writeFileSync(path.join(root, "d", "private.csv"), "secret\ndecoy\n");
+    beforeOpen(() => {
+      syncFs.renameSync(path.join(root, "d"), path.join(root, "d-real"));
+      syncFs.symlinkSync(outside, path.join(root, "d"));
+    });
+    const attempt = read({ path: "d/private.csv" });
+    await expect(attempt).rejects.toThrow(/outside the allowed file roots/);
+    await expect(attempt).rejects.not.toThrow(/OUTSIDE-ROOT-CONTENT/);
+  });
+
+  it("refuses a state file that appeared, hard-linked into the root, after the path was checked", async () => {
+    const wal = path.join(outside, "sluice.db-wal");
+    const stateFiles = [path.join(outside, "sluice.db"), wal, path.join(outside, ".svc-jwt-secret")];
+    beforeOpen(() => {
+      // SQLite creates its WAL file; the attacker hard-links it into the root under the name they asked to read
+      syncFs.writeFileSync(wal, "WAL-CONTENT\n", { mode: 0o600 });
+      syncFs.linkSync(wal, path.join(root, "innocent.csv"));
+    });
+    const { ctx } = nodeContext("source_file", { fileRoots: [root], stateFiles });
+    const attempt = sourceFileNode.run(ctx, sourceFileConfig.parse({ path: "innocent.csv" }), []);
+    await expect(attempt).rejects.toThrow(/server's own state files/);
   });
 });
