@@ -71,9 +71,9 @@ describe.runIf(postgres)("a batch's statements combined on PostgreSQL", () => {
   it("two parts whose returned order matters never share a statement", async () => {
     await knex.transaction(async (trx) => {
       const batch = new BatchStatements(true)
-        .add(trx("t").insert({ id: "d1", v: "" }).returning("id"), { onRows: () => undefined, ordered: true })
+        .add(trx("t").insert({ id: "d1", v: "" }).returning("id"), { onRows: () => undefined, ordered: "t" })
         .add(trx("t").insert({ id: "d2", v: "" }), {})
-        .add(trx("t").insert({ id: "d3", v: "" }).returning("id"), { onRows: () => undefined, ordered: true });
+        .add(trx("t").insert({ id: "d3", v: "" }).returning("id"), { onRows: () => undefined, ordered: "t" });
       expect(batch.statementCount()).toBe(2);
       await batch.run(trx);
     });

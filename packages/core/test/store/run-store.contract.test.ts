@@ -128,6 +128,36 @@ describe.each(dialects)("%s run store contract", (dialect) => {
     expect(await b.runs.output("ls-1", "n1", "preview")).toEqual({ text: "cut \ud83d" });
   });
 
+  it(`${dialect}: a NUL character does not cost a batch its writes`, async () => {
+    // PostgreSQL text cannot hold NUL: it is stored as U+FFFD there, as it is (exactly) elsewhere
+    await a.runs.insert([run("nul-1", { pipeline_id: "p-nul" })]);
+    await a.runs.writeBatch({
+      nodeRuns: [{ ...nodeRunRow("nul-nr", "nul-1"), error: "a\u0000b" }],
+      logs: [{ run_id: "nul-1", node_id: null, level: "info", message: "a\u0000b", timestamp: t0 }],
+      outputs: [{ run_id: "nul-1", node_id: "n1", kind: "preview", data: { text: "a\u0000b" } }],
+    });
+    expect((await b.runs.nodeRuns("nul-1"))[0]?.error).toMatch(/^a[\u0000\ufffd]b$/);
+    expect((await b.runs.logs("nul-1"))[0]?.message).toMatch(/^a[\u0000\ufffd]b$/);
+    expect(await b.runs.output("nul-1", "n1", "preview")).toEqual({ text: "a\u0000b" });
+  });
+
+  it(`${dialect}: the log lines of a batch larger than one statement keep their order`, async () => {
+    await a.runs.insert([run("lo-1", { pipeline_id: "p-lo" })]);
+    const messages = Array.from({ length: 10_001 }, (_, i) => `m${i}`);
+    await a.runs.writeBatch({
+      nodeRuns: [],
+      logs: messages.map((message) => ({
+        run_id: "lo-1",
+        node_id: null,
+        level: "info" as const,
+        message,
+        timestamp: t0,
+      })),
+      outputs: [],
+    });
+    expect((await b.runs.logs("lo-1")).map((l) => l.message)).toEqual(messages);
+  });
+
   it(`${dialect}: transitions only from the expected states`, async () => {
     await a.runs.insert([run("tr-1", { pipeline_id: "p-tr" })]);
     expect(await a.runs.transition("tr-1", ["running"], "success")).toBe(false);

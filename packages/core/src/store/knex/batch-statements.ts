@@ -9,8 +9,11 @@ const MAX_BINDINGS = 30_000;
 export interface PartOptions {
   /** Receives the rows the part returns (`RETURNING`). */
   onRows?: (rows: DbRow[]) => void;
-  /** Its returned rows' order matters (the event log's sequence numbers): it shares its statement with no such part. */
-  ordered?: boolean;
+  /**
+   * The sequence that numbers its rows in their order (`run_events`: the event log's `seq`): it shares its statement
+   * with no other part numbered from that sequence, since parts of one statement are not executed in a known order.
+   */
+  ordered?: string;
   /**
    * The rows it writes that another part may write too (`runs:<id>`): a part never shares a statement with an
    * earlier one writing any of them, so it sees that part's write.
@@ -33,8 +36,8 @@ interface Part extends PartOptions {
  *
  * The parts of one statement see the same snapshot, not one another's writes, and PostgreSQL applies only one of two
  * updates of a row in one statement. So a part that writes a row an earlier part writes (`rows`) starts a new
- * statement, as does a second `ordered` part, and a statement holds at most MAX_BINDINGS values and STATEMENT_BYTES
- * of text (unless one part alone is larger).
+ * statement, as does a second part `ordered` by one sequence, and a statement holds at most MAX_BINDINGS values
+ * and STATEMENT_BYTES of text (unless one part alone is larger).
  */
 export class BatchStatements {
   private readonly parts: Part[] = [];
@@ -66,7 +69,7 @@ export class BatchStatements {
     let group: Part[] = [];
     let bindings = 0;
     let bytes = 0;
-    let ordered = false;
+    const sequences = new Set<string>();
     const written = new Set<string>();
     for (const part of this.parts) {
       const size = part.statement!.bindings.length;
@@ -74,19 +77,19 @@ export class BatchStatements {
         group.length > 0 &&
         (bindings + size > MAX_BINDINGS ||
           bytes + part.bytes > STATEMENT_BYTES ||
-          (part.ordered && ordered) ||
+          (part.ordered !== undefined && sequences.has(part.ordered)) ||
           (part.rows ?? []).some((row) => written.has(row)));
       if (full) {
         groups.push(group);
         group = [];
         bindings = bytes = 0;
-        ordered = false;
+        sequences.clear();
         written.clear();
       }
       group.push(part);
       bindings += size;
       bytes += part.bytes;
-      ordered ||= part.ordered === true;
+      if (part.ordered !== undefined) sequences.add(part.ordered);
       for (const row of part.rows ?? []) written.add(row);
     }
     if (group.length > 0) groups.push(group);

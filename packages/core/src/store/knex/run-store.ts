@@ -11,7 +11,7 @@ import {
   type RunStore,
   type RunTransition,
 } from "../ports.js";
-import { ARRAY_INSERT_ROWS, arrayInsert, upsertTail, type ArrayColumn } from "./array-rows.js";
+import { ARRAY_INSERT_ROWS, insertRows, type ArrayColumn, type Upsert } from "./array-rows.js";
 import { BatchStatements } from "./batch-statements.js";
 import { appendEvents, eventRowChunks, seqsOf } from "./event-log-store.js";
 import type { Dialect } from "./dialects/dialect.js";
@@ -78,7 +78,7 @@ function dlqFromRow(row: DbRow): DlqEntry {
   };
 }
 
-/** The columns of a node run's row; those its upsert updates (all but the run and node it belongs to). */
+/** The columns of a node run's row; its upsert updates all but the run and node it belongs to. */
 const NODE_RUN_COLUMNS: readonly ArrayColumn[] = [
   ["id", "text"],
   ["run_id", "text"],
@@ -91,7 +91,10 @@ const NODE_RUN_COLUMNS: readonly ArrayColumn[] = [
   ["finished_at", "text"],
   ["error", "text"],
 ];
-const NODE_RUN_STATE = ["status", "attempt", "row_count", "duration_ms", "started_at", "finished_at", "error"] as const;
+const NODE_RUN_UPSERT: Upsert = {
+  key: ["id"],
+  update: ["status", "attempt", "row_count", "duration_ms", "started_at", "finished_at", "error"],
+};
 const LOG_COLUMNS: readonly ArrayColumn[] = [
   ["run_id", "text"],
   ["node_id", "text"],
@@ -106,8 +109,7 @@ const OUTPUT_COLUMNS: readonly ArrayColumn[] = [
   ["data", "text"],
   ["created_at", "text"],
 ];
-const OUTPUT_KEY = ["run_id", "node_id", "kind"] as const;
-const OUTPUT_STATE = ["data", "created_at"] as const;
+const OUTPUT_UPSERT: Upsert = { key: ["run_id", "node_id", "kind"], update: ["data", "created_at"] };
 const EVENT_COLUMNS: readonly ArrayColumn[] = [
   ["run_id", "text"],
   ["origin", "text"],
@@ -154,16 +156,10 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
     // rows go as one JSON parameter per statement (PostgreSQL) or as a VALUES list of INSERT_CHUNK rows
     const maxRows = dialect.arrayRows ? ARRAY_INSERT_ROWS : INSERT_CHUNK;
     const nrRows = [...latest.values()].map((nr) => ({ ...nr }));
-    for (const chunk of chunksOfSize(nrRows, (nr) => nr.error?.length ?? 0, maxRows)) {
+    for (const chunk of chunksOfSize(nrRows, (nr) => nr.error?.length ?? 0, maxRows))
       statements.add(
-        dialect.arrayRows
-          ? arrayInsert(knex, "node_runs", NODE_RUN_COLUMNS, chunk, upsertTail(["id"], NODE_RUN_STATE))
-          : knex("node_runs")
-              .insert(chunk)
-              .onConflict("id")
-              .merge([...NODE_RUN_STATE]),
+        insertRows(knex, dialect.arrayRows, "node_runs", NODE_RUN_COLUMNS, chunk, { upsert: NODE_RUN_UPSERT }),
       );
-    }
     const logRows = write.logs.map((l) => ({
       run_id: l.run_id,
       node_id: l.node_id,
@@ -171,11 +167,9 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
       message: l.message,
       timestamp: l.timestamp,
     }));
-    for (const chunk of chunksOfSize(logRows, (l) => l.message.length, maxRows)) {
-      statements.add(
-        dialect.arrayRows ? arrayInsert(knex, "run_logs", LOG_COLUMNS, chunk) : knex("run_logs").insert(chunk),
-      );
-    }
+    // log lines are numbered (their ids) in the order given: chunks go in turn, as events do
+    for (const chunk of chunksOfSize(logRows, (l) => l.message.length, maxRows))
+      statements.add(insertRows(knex, dialect.arrayRows, "run_logs", LOG_COLUMNS, chunk), { ordered: "run_logs" });
     // one upsert for all outputs; a key twice in it would make PostgreSQL refuse it, so the last one wins
     const createdAt = new Date().toISOString();
     const byKey = new Map<string, DbRow>();
@@ -191,12 +185,7 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
     }
     for (const chunk of chunksOfSize([...byKey.values()], (row) => (row.data as string).length, maxRows))
       statements.add(
-        dialect.arrayRows
-          ? arrayInsert(knex, "node_outputs", OUTPUT_COLUMNS, chunk, upsertTail(OUTPUT_KEY, OUTPUT_STATE))
-          : knex("node_outputs")
-              .insert(chunk)
-              .onConflict([...OUTPUT_KEY])
-              .merge([...OUTPUT_STATE]),
+        insertRows(knex, dialect.arrayRows, "node_outputs", OUTPUT_COLUMNS, chunk, { upsert: OUTPUT_UPSERT }),
       );
     const transitions = write.transitions ?? [];
     const events = write.events ?? [];
@@ -241,12 +230,10 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
     }
     // the event log numbers rows in the order inserted: each chunk's numbers are kept in order, chunks in turn
     for (const chunk of eventRowChunks(events, maxRows))
-      statements.add(
-        dialect.arrayRows
-          ? arrayInsert(knex, "run_events", EVENT_COLUMNS, chunk, "returning seq")
-          : knex("run_events").insert(chunk, ["seq"]),
-        { onRows: (rows) => seqs.push(...seqsOf(rows)), ordered: true },
-      );
+      statements.add(insertRows(knex, dialect.arrayRows, "run_events", EVENT_COLUMNS, chunk, { returning: "seq" }), {
+        onRows: (rows) => seqs.push(...seqsOf(rows)),
+        ordered: "run_events",
+      });
     return { statements, moved, seqs, after: null };
   }
 
