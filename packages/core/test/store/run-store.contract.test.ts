@@ -136,8 +136,9 @@ describe.each(dialects)("%s run store contract", (dialect) => {
       logs: [{ run_id: "nul-1", node_id: null, level: "info", message: "a\u0000b", timestamp: t0 }],
       outputs: [{ run_id: "nul-1", node_id: "n1", kind: "preview", data: { text: "a\u0000b" } }],
     });
-    expect((await b.runs.nodeRuns("nul-1"))[0]?.error).toMatch(/^a[\u0000\ufffd]b$/);
-    expect((await b.runs.logs("nul-1"))[0]?.message).toMatch(/^a[\u0000\ufffd]b$/);
+    const stored = ["a\u0000b", "a\ufffdb"];
+    expect(stored).toContain((await b.runs.nodeRuns("nul-1"))[0]?.error);
+    expect(stored).toContain((await b.runs.logs("nul-1"))[0]?.message);
     expect(await b.runs.output("nul-1", "n1", "preview")).toEqual({ text: "a\u0000b" });
   });
 
