@@ -1,6 +1,7 @@
 // Latency as a user sees it: a real `sluice serve` (spawned, built packages — run `npm run build` first), a chain
 // of 40 real `transform` nodes, triggered one run at a time over HTTP (keep-alive) and followed on the WebSocket.
-// Per run: the trigger's answer time (POST /api/pipelines/{id}/run), server-side finished_at − started_at,
+// Per run: the trigger's answer time (POST /api/pipelines/{id}/run) and, for comparison, that of GET /health after the
+// same 20 ms pause (the HTTP round trip to an idle server on this machine), server-side finished_at − started_at,
 // first node started_at − run created_at (server clock, ms resolution), the WebSocket-observed first node.started and
 // run.completed, both from just before the POST. Targets (the hot-path issue): trigger answered ≤ 1 ms median; the
 // 40-node chain ≤ 8 ms server-side and observed complete ≤ 12 ms after the trigger (median of 30 runs); first node
@@ -85,8 +86,14 @@ async function once(mode, rep, bin) {
     const spec = chain(csv);
     const pipeline = await http.post("/api/pipelines", spec);
     events = await eventCollector(server.url, pipeline.id);
-    const m = { trigger: [], serverSide: [], firstNode: [], wsFirstNode: [], wsDone: [] };
+    const m = { health: [], trigger: [], serverSide: [], firstNode: [], wsFirstNode: [], wsDone: [] };
+    const pause = () => new Promise((r) => setTimeout(r, 20)); // the run's batched writes go out; the server idles
     for (let i = 0; i < opts.warmup + opts.runs; i++) {
+      // the floor under the trigger's answer time: an HTTP round trip to an idle server, after the same pause
+      const h0 = performance.now();
+      await http.call("GET", "/health");
+      const health = performance.now() - h0;
+      await pause();
       const t0 = performance.now();
       const res = await http.call("POST", `/api/pipelines/${pipeline.id}/run`, { params: {} });
       const tAnswer = performance.now();
@@ -98,12 +105,13 @@ async function once(mode, rep, bin) {
         throw new Error(`run ${id}: ${run.status} with ${run.node_runs.length} node runs`);
       if (i < opts.warmup) continue;
       const firstStart = Math.min(...run.node_runs.map((n) => Date.parse(n.started_at)));
+      m.health.push(health);
       m.trigger.push(tAnswer - t0);
       m.serverSide.push(Date.parse(run.finished_at) - Date.parse(run.started_at));
       m.firstNode.push(firstStart - Date.parse(run.created_at));
       m.wsFirstNode.push((events.firstNodeStarted.get(id) ?? NaN) - t0);
       m.wsDone.push(end.t - t0);
-      await new Promise((r) => setTimeout(r, 20)); // let the run's batched writes go out before the next trigger
+      await pause();
     }
     const medians = Object.fromEntries(Object.entries(m).map(([k, xs]) => [k, median(xs)]));
     return { rep, medians, all: m, load0, load1: loadavg(), nodes: spec.nodes.length, command: server.command };
@@ -117,6 +125,7 @@ async function once(mode, rep, bin) {
 }
 
 const LABELS = {
+  health: "GET /health answered (the HTTP floor)",
   trigger: "trigger answered (POST /run)",
   serverSide: "server-side finished_at − started_at",
   firstNode: "first node started_at − created_at",
@@ -124,6 +133,7 @@ const LABELS = {
   wsDone: "WS run.completed after POST",
 };
 const TARGETS = {
+  health: "none",
   trigger: "≤ 1 ms",
   serverSide: "≤ 8 ms",
   firstNode: "≤ 2 ms",

@@ -27,10 +27,46 @@ export async function signToken(
     .sign(secret);
 }
 
+/**
+ * The secret as an HMAC key, imported once per secret: jose would import raw bytes again for every token it
+ * verifies, which is half of what a verification costs (every request with a token makes one).
+ */
+const verifyKeys = new WeakMap<Uint8Array, Promise<CryptoKey>>();
+function verifyKey(secret: Uint8Array): Promise<CryptoKey> {
+  let key = verifyKeys.get(secret);
+  if (!key) {
+    key = crypto.subtle.importKey("raw", new Uint8Array(secret), { name: "HMAC", hash: "SHA-256" }, false, ["verify"]);
+    verifyKeys.set(secret, key);
+  }
+  return key;
+}
+
+/**
+ * Tokens verified already, per secret, newest last: what a token's signature and claims say never changes, only
+ * whether it has expired, so a token sent again (every request of a session) is not verified again. Bounded; the
+ * oldest are forgotten first (and verified again if they come back).
+ */
+const verified = new WeakMap<Uint8Array, Map<string, TokenClaims>>();
+const MAX_VERIFIED = 10_000;
+
 /** The verified claims, or null for any bad signature, algorithm, shape or an expired token. */
 export async function verifyToken(secret: Uint8Array, token: string, now: Date): Promise<TokenClaims | null> {
+  let known = verified.get(secret);
+  const seen = known?.get(token);
+  // as jose checks it: expired once `exp` is not after now, in whole seconds
+  if (seen) return seen.exp > Math.floor(now.getTime() / 1000) ? seen : null;
+  const claims = await verifyOnce(secret, token, now);
+  if (claims) {
+    if (!known) verified.set(secret, (known = new Map()));
+    if (known.size >= MAX_VERIFIED) known.delete(known.keys().next().value as string);
+    known.set(token, claims);
+  }
+  return claims;
+}
+
+async function verifyOnce(secret: Uint8Array, token: string, now: Date): Promise<TokenClaims | null> {
   try {
-    const { payload } = await jwtVerify(token, secret, {
+    const { payload } = await jwtVerify(token, await verifyKey(secret), {
       algorithms: ["HS256"],
       currentDate: now,
       requiredClaims: ["sub", "iat", "exp"],
@@ -39,7 +75,7 @@ export async function verifyToken(secret: Uint8Array, token: string, now: Date):
     if (typeof sub !== "string" || typeof username !== "string" || typeof iat !== "number" || typeof exp !== "number")
       return null;
     if (!(ROLES as readonly unknown[]).includes(role)) return null;
-    return { sub, username, role: role as Role, iat, exp };
+    return Object.freeze({ sub, username, role: role as Role, iat, exp });
   } catch {
     return null;
   }

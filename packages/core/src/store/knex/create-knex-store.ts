@@ -10,7 +10,7 @@ import { migrateLatest, releaseMigrationLock } from "./migrate-database.js";
 import { createEventLogStore } from "./event-log-store.js";
 import { createPipelineStore } from "./pipeline-store.js";
 import { createRunStore } from "./run-store.js";
-import { sqlitePipelineStore, sqliteRunStore } from "./sqlite-hot-path.js";
+import { sqlitePipelineStore, sqliteRunStore, sqliteUserStore } from "./sqlite-hot-path.js";
 import { SqliteCheckpointer } from "./sqlite-checkpointer.js";
 import { SqliteStatements } from "./sqlite-statements.js";
 import { createInsightStore } from "./insight-store.js";
@@ -81,7 +81,7 @@ export async function createKnexStore(database: string): Promise<KnexStore> {
     schedulerState: sqlite
       ? sqliteSchedulerStateStore(createSchedulerStateStore(knex), sqlite)
       : createSchedulerStateStore(knex),
-    users: createUserStore(knex),
+    users: sqlite ? sqliteUserStore(createUserStore(knex), sqlite) : createUserStore(knex),
     connections: createConnectionStore(knex),
     variables: createVariableStore(knex),
     loginAttempts: createLoginAttemptStore(knex),

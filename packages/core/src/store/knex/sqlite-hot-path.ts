@@ -7,11 +7,13 @@ import {
   type PipelineStore,
   type RunStore,
   type RunTransition,
+  type UserStore,
 } from "../ports.js";
 import { pipelineFromRow } from "./pipeline-store.js";
 import { INSERT_CHUNK } from "./rows.js";
 import { ATTEMPTED, nodeRunFromRow, RUN_COLUMNS, runFromRow } from "./run-store.js";
 import type { Prepare, SqliteStatements } from "./sqlite-statements.js";
+import { userFromRow } from "./user-store.js";
 
 type DbRow = Record<string, unknown>;
 
@@ -38,6 +40,7 @@ const UPSERT_OUTPUT =
   "on conflict (run_id, node_id, kind) do update set data = excluded.data, created_at = excluded.created_at";
 const SELECT_NODE_RUNS = "select * from node_runs where run_id = ? order by id";
 const SELECT_PIPELINE = "select * from pipelines where id = ?";
+const SELECT_USER = "select * from users where id = ?";
 
 /**
  * Inserts `rows` (equal-length value lists) as `{head} values (…), (…){tail}`, INSERT_CHUNK rows a statement (each
@@ -151,6 +154,18 @@ export function sqlitePipelineStore(base: PipelineStore, sqlite: SqliteStatement
       sqlite.use((prepare) => {
         const row = prepare(SELECT_PIPELINE).get(id) as DbRow | undefined;
         return row ? pipelineFromRow(row) : null;
+      }),
+  };
+}
+
+/** The SQLite user store: reading a user by id (every request with a user's token does) through a cached statement. */
+export function sqliteUserStore(base: UserStore, sqlite: SqliteStatements): UserStore {
+  return {
+    ...base,
+    getById: (id) =>
+      sqlite.use((prepare) => {
+        const row = prepare(SELECT_USER).get(id) as DbRow | undefined;
+        return row ? userFromRow(row) : null;
       }),
   };
 }

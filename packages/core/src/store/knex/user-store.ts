@@ -6,7 +6,7 @@ import { isUniqueViolation } from "./unique-violation.js";
 
 type Row = Record<string, unknown>;
 
-function fromRow(row: Row): UserRecord {
+export function userFromRow(row: Row): UserRecord {
   const role = toStr(row.role);
   return {
     id: toStr(row.id),
@@ -33,18 +33,18 @@ export function createUserStore(knex: Knex): UserStore {
     },
     async getById(id) {
       const row = (await knex("users").where({ id }).first()) as Row | undefined;
-      return row ? fromRow(row) : null;
+      return row ? userFromRow(row) : null;
     },
     async getByUsername(username) {
       const row = (await knex("users").where({ username }).first()) as Row | undefined;
-      return row ? fromRow(row) : null;
+      return row ? userFromRow(row) : null;
     },
     async list() {
       const rows = (await knex("users").orderBy([
         { column: "created_at", order: "asc" },
         { column: "id", order: "asc" },
       ])) as Row[];
-      return rows.map(fromRow);
+      return rows.map(userFromRow);
     },
     async count() {
       return countOf((await knex("users").count({ n: "*" }).first()) as Row | undefined);
