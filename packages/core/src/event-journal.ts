@@ -1,7 +1,7 @@
 import { withValue, type Row } from "./engine/dataset.js";
 import type { WriteBuffer } from "./engine/write-buffer.js";
 import { EventLogCursor } from "./event-log-cursor.js";
-import type { SluiceEvents } from "./events.js";
+import { loggedSeqOf, type SluiceEvents } from "./events.js";
 import type { Logger } from "./logger.js";
 import type { SluiceEventMap } from "./model/event.js";
 import { STREAMED_EVENT_TYPES, type StreamedEvent, type UnsequencedEvent } from "./model/event-types.js";
@@ -66,9 +66,12 @@ export class EventJournal {
       const fn = (payload: SluiceEventMap[typeof type]) => {
         // copied key by key, not `{ ...payload, type }`: V8 makes a spread copy given a new key a slow dictionary
         const event = withValue(payload as object as Row, "type", type) as unknown as UnsequencedEvent;
-        this.deps.writes.event({ origin: this.deps.origin, event }, (seq) =>
-          this.deliver(withValue(event as object as Row, "seq", seq) as unknown as StreamedEvent, true),
-        );
+        const sequenced = (seq: number) =>
+          this.deliver(withValue(event as object as Row, "seq", seq) as unknown as StreamedEvent, true);
+        // a run's end is logged in the transaction that ended the run (RunTransition event): delivered, not logged again
+        const logged = loggedSeqOf(payload as object);
+        if (logged !== undefined) sequenced(logged);
+        else this.deps.writes.event({ origin: this.deps.origin, event }, sequenced);
       };
       this.deps.events.on(type, fn as never);
       this.unsubscribers.push(() => this.deps.events.off(type, fn as never));

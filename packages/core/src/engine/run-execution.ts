@@ -2,14 +2,15 @@ import type { SecretsResolver } from "../connectors/resolver.js";
 import type { Clock } from "../clock.js";
 import { descendants } from "../dag/graph.js";
 import { SluiceError } from "../errors.js";
-import type { SluiceEvents } from "../events.js";
+import { LOGGED_SEQ, type SluiceEvents } from "../events.js";
+import type { UnsequencedEvent } from "../model/event-types.js";
 import { newId } from "../ids.js";
 import type { Logger } from "../logger.js";
 import type { PipelineNode } from "../model/node.js";
 import type { Pipeline } from "../model/pipeline.js";
 import type { LogLevel, NodeRun, NodeRunStatus, Run, RunStatus } from "../model/run.js";
 import type { RunClaim, RunStore } from "../store/ports.js";
-import { EMPTY_DATASET, type DataSet, type Row } from "./dataset.js";
+import { EMPTY_DATASET, withValue, type DataSet, type Row } from "./dataset.js";
 import { retryDelayMs } from "./execution-settings.js";
 import type { HttpClient } from "./http/http-client.js";
 import { createNodeContext } from "./node-context.js";
@@ -431,23 +432,37 @@ export class RunExecution {
       await this.buffer.flush();
       return "cancelled"; // the cancel itself moved the run and emitted run.cancelled
     }
-    // committed with the node runs, logs and outputs queued before it: one transaction, shared with other runs
-    const moved = await this.buffer.transition({
-      id: this.run.id,
-      from: ["running"],
-      to: status,
-      fields: { error, finished_at: this.now(), owner: null },
-      claim: this.options.claim,
-    });
     const duration = Date.now() - startedMs;
+    const end =
+      status === "success"
+        ? ({ type: "run.completed", payload: this.event({ status, duration_ms: duration }) } as const)
+        : ({
+            type: "run.failed",
+            payload: this.event({ status, error: error ?? "failed", duration_ms: duration }),
+          } as const);
+    // committed with the node runs, logs and outputs queued before it: one transaction, shared with other runs; the
+    // event announcing the end is logged in it too, if the run moved (no second transaction before clients hear)
+    const owner = this.options.claim?.owner;
+    let seq: number | undefined;
+    const moved = await this.buffer.transition(
+      {
+        id: this.run.id,
+        from: ["running"],
+        to: status,
+        fields: { error, finished_at: this.now(), owner: null },
+        claim: this.options.claim,
+        ...(owner
+          ? { event: { origin: owner, event: withValue(end.payload, "type", end.type) as UnsequencedEvent } }
+          : {}),
+      },
+      (logged) => (seq = logged),
+    );
     if (!moved) return (await this.deps.store.get(this.run.id))?.status ?? status;
-    if (status === "success") {
-      // outputs kept by an earlier failed attempt (for resume) are not needed any more
-      if (this.resumed) await this.deps.store.deleteOutputs(this.run.id, "output");
-      this.deps.events.emit("run.completed", this.event({ status, duration_ms: duration }));
-    } else {
-      this.deps.events.emit("run.failed", this.event({ status, error: error ?? "failed", duration_ms: duration }));
-    }
+    // outputs kept by an earlier failed attempt (for resume) are not needed any more
+    if (status === "success" && this.resumed) await this.deps.store.deleteOutputs(this.run.id, "output");
+    if (seq !== undefined) Object.defineProperty(end.payload, LOGGED_SEQ, { value: seq });
+    if (end.type === "run.completed") this.deps.events.emit(end.type, end.payload);
+    else this.deps.events.emit(end.type, end.payload);
     return status;
   }
 

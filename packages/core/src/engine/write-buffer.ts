@@ -30,6 +30,8 @@ interface PendingTransition {
   transition: RunTransition;
   settle: (moved: boolean) => void;
   fail: (e: unknown) => void;
+  /** Gets the number of the transition's `event`, when it was logged (the run moved). */
+  logged?: (seq: number) => void;
 }
 
 interface PendingEvent {
@@ -114,10 +116,13 @@ export class WriteBuffer {
     });
   }
 
-  /** Applies `transition` after everything queued before it; resolves with whether the run moved. */
-  transition(transition: RunTransition): Promise<boolean> {
+  /**
+   * Applies `transition` after everything queued before it; resolves with whether the run moved. Its `event`, if
+   * any, is logged in the same transaction when the run moves, and `logged` gets its number before this resolves.
+   */
+  transition(transition: RunTransition, logged?: (seq: number) => void): Promise<boolean> {
     return new Promise((settle, fail) => {
-      this.transitions.push({ transition, settle, fail });
+      this.transitions.push({ transition, settle, fail, logged });
       this.schedule();
     });
   }
@@ -159,8 +164,18 @@ export class WriteBuffer {
         if (await this.tryWrite(part)) continue;
         // the run's own record at least: queued, or its end
         for (const { runs, settle, fail } of part.inserts) await this.store.insert(runs).then(settle, fail);
-        for (const { transition: t, settle, fail } of part.transitions) {
-          await this.store.transition(t.id, t.from, t.to, t.fields, t.claim).then(settle, fail);
+        for (const { transition: t, settle, fail, logged } of part.transitions) {
+          const moved = await this.store.transition(t.id, t.from, t.to, t.fields, t.claim).catch((e: unknown) => {
+            fail(e);
+            return null;
+          });
+          if (moved === null) continue;
+          // the move is recorded; its event on its own (lost with the log down: the run's state is what counts)
+          if (moved && t.event && this.eventLog) {
+            const [seq] = await this.eventLog.append([t.event]).catch((): number[] => []);
+            if (seq !== undefined) this.report(() => logged?.(seq));
+          }
+          settle(moved);
         }
         // the events of what was written: on their own (a run-scoped part is one run; a fenced one is refused above)
         if (part.events.length > 0 && this.eventLog && !hasClaims(part)) {
@@ -196,15 +211,19 @@ export class WriteBuffer {
         claims,
       });
       for (const i of q.inserts) i.settle();
-      const movedIds = new Set(moved);
-      for (const t of sent) t.settle(movedIds.has(t.transition.id));
-      // a refused run's events were dropped: the numbers go to the others, in order
+      // a refused run's events were dropped: the numbers go to the others, in order, then to the moves' events
       const refusedIds = new Set(refused);
       let n = 0;
       for (const e of q.events) {
         if (refusedIds.has(e.entry.event.run_id)) continue;
         const seq = seqs[n++]!;
         this.report(() => e.written(seq));
+      }
+      const movedIds = new Set(moved);
+      for (const t of sent) {
+        const seq = movedIds.has(t.transition.id) && t.transition.event ? seqs[n++] : undefined;
+        if (seq !== undefined) this.report(() => t.logged?.(seq));
+        t.settle(movedIds.has(t.transition.id));
       }
       if (refused.length > 0) {
         const lost = refused.map((runId) => ({ runId, claim: claims.get(runId)! }));

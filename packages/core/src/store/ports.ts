@@ -216,6 +216,11 @@ export interface RunTransition {
   fields: { error?: string | null; started_at?: string | null; finished_at?: string | null; owner?: string | null };
   /** Applies only while the run is `running` under this claim (its executor's own writes). */
   claim?: RunClaim;
+  /**
+   * The event that announces the move (`run.completed`, `run.failed`): appended to the event log in the same
+   * transaction, after the batch's `events`, if and only if the run moved. Its number follows theirs in `seqs`.
+   */
+  event?: EventLogEntry;
 }
 
 /** Who executes a run: the owner that claimed it, and that claim's epoch. */
@@ -262,6 +267,7 @@ export interface RunStateBatch {
 /** What a batch did: runs whose transition applied, sequence numbers of its events, runs whose writes were refused. */
 export interface RunStateBatchResult {
   moved: string[];
+  /** The numbers of `events` (those not refused), then of the events of the transitions that moved, in order. */
   seqs: number[];
   refused: string[];
 }

@@ -153,6 +153,38 @@ describe.each(dialects)("%s fencing and the event log", (dialect) => {
     expect(await a.runs.get("big-new-249")).toMatchObject({ status: "pending" });
   });
 
+  it(`${dialect}: a transition's event is logged in its batch, after the batch's events, only if the run moved`, async () => {
+    await a.runs.insert([run("te-1")]);
+    const claim1 = { owner: "owner-te", epoch: (await claimOnly(a, "te-1", "owner-te")).epoch };
+    await a.runs.insert([run("te-2")]);
+    const end = (id: string, message: string) => ({
+      id,
+      from: ["running" as const],
+      to: "success" as const,
+      fields: { owner: null, finished_at: t0 },
+      event: logEvent(id, message, "owner-te"),
+    });
+    const result = await a.runs.writeBatch({
+      nodeRuns: [],
+      logs: [],
+      outputs: [],
+      // te-2 is still pending: its transition does not move it, so its event is not logged
+      transitions: [{ ...end("te-1", "te-1 ended"), claim: claim1 }, end("te-2", "te-2 ended")],
+      events: [logEvent("te-1", "last line", "owner-te")],
+      claims: new Map([["te-1", claim1]]),
+    });
+    expect(result.moved).toEqual(["te-1"]);
+    expect(result.seqs).toHaveLength(2);
+    expect(result.seqs[1]).toBeGreaterThan(result.seqs[0]!);
+    const logged = await b.eventLog.ofRun("te-1", 0);
+    expect(logged.map((e) => [e.seq, e.type === "log" ? e.message : e.type])).toEqual([
+      [result.seqs[0], "last line"],
+      [result.seqs[1], "te-1 ended"],
+    ]);
+    expect(await b.eventLog.ofRun("te-2", 0)).toEqual([]);
+    expect(await b.runs.get("te-2")).toMatchObject({ status: "pending" });
+  });
+
   it(`${dialect}: a run queued and moved in one batch is inserted first, then moved (two moves of a run, in turn)`, async () => {
     const result = await a.runs.writeBatch({
       runs: [run("qm-1")],

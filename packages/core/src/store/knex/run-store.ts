@@ -2,6 +2,7 @@ import type { Knex } from "knex";
 import type { DlqEntry } from "../../model/dlq.js";
 import type { LogLevel, NodeRun, NodeRunStatus, Run, RunStatus, RunTrigger } from "../../model/run.js";
 import { claimHolds, claimsOf, withoutRuns } from "../fence.js";
+import { eventsOfMoved } from "../transition-events.js";
 import {
   CLAIMED_AT_INSERT_EPOCH,
   type ClaimedRun,
@@ -435,7 +436,8 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
       // nothing to fence (new runs, events of a claim): the writes are made once, and when they are one statement
       // they need no transaction, which saves two round trips
       const unfenced = claims.size === 0 ? batchWrites(batch) : null;
-      if (unfenced && unfenced.statements.statementCount() === 1 && !unfenced.after) {
+      const announced = (batch.transitions ?? []).some((t) => t.event);
+      if (unfenced && unfenced.statements.statementCount() === 1 && !unfenced.after && !announced) {
         await unfenced.statements.run(knex);
         return { moved: unfenced.moved, seqs: unfenced.seqs, refused: [] };
       }
@@ -444,6 +446,9 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
         const { statements, moved, seqs, after } = unfenced ?? batchWrites(withoutRuns(batch, refused));
         await statements.run(trx);
         await after?.(trx);
+        // the events announcing the moves, once it is known which runs moved
+        const ends = eventsOfMoved(transitions, moved);
+        if (ends.length > 0) seqs.push(...(await appendEvents(trx, dialect, ends)));
         return { moved, seqs, refused: [...refused] };
       });
     },

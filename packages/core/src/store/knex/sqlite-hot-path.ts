@@ -13,6 +13,7 @@ import { pipelineFromRow } from "./pipeline-store.js";
 import { INSERT_CHUNK } from "./rows.js";
 import { ATTEMPTED, nodeRunFromRow, RUN_COLUMNS, runFromRow } from "./run-store.js";
 import type { Prepare, SqliteStatements } from "./sqlite-statements.js";
+import { eventsOfMoved } from "../transition-events.js";
 import { userFromRow } from "./user-store.js";
 
 type DbRow = Record<string, unknown>;
@@ -129,12 +130,13 @@ export function sqliteRunStore(base: RunStore, sqlite: SqliteStatements): RunSto
         const createdAt = new Date().toISOString();
         for (const o of outputs) upsertOutput.run(o.run_id, o.node_id, o.kind, JSON.stringify(o.data), createdAt);
         const moved = transitions.filter((t) => applyTransition(prepare, t)).map((t) => t.id);
+        const appended = [...events, ...eventsOfMoved(transitions, moved)];
         // AUTOINCREMENT numbers each row above every number before it, in the order VALUES lists them; the order of
         // RETURNING's rows is not documented, so the numbers are sorted back into that order
         const seqs = insertMany(
           prepare,
           INSERT_EVENTS,
-          events.map((e) => [e.event.run_id, e.origin, JSON.stringify(e.event), createdAt]),
+          appended.map((e) => [e.event.run_id, e.origin, JSON.stringify(e.event), createdAt]),
           " returning seq",
         )
           .map((row) => Number(row.seq))
