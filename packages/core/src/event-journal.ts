@@ -68,7 +68,7 @@ export class EventJournal {
         const event = withValue(payload as object as Row, "type", type) as unknown as UnsequencedEvent;
         const sequenced = (seq: number) =>
           this.deliver(withValue(event as object as Row, "seq", seq) as unknown as StreamedEvent, true);
-        // a run's end is logged in the transaction that ended the run (RunTransition event): delivered, not logged again
+        // a run's end is logged in the transaction that ended the run (RunTransition event): delivered, not logged
         const logged = loggedSeqOf(payload as object);
         if (logged !== undefined) sequenced(logged);
         else this.deps.writes.event({ origin: this.deps.origin, event }, sequenced);
