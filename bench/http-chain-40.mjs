@@ -17,7 +17,8 @@
 // $SLUICE_TEST_PG_URL, default postgres://postgres@127.0.0.1:5432/postgres, dropped afterwards); 5 warm-up runs
 // are not measured. Options: --db sqlite|postgres|both (both) --shape file|transform --runs 30 --reps 3 --warmup 5
 // --baseline DIR (another built checkout: each repetition runs its server too, and the report adds this/baseline).
-// --cpu-prof DIR (the server runs with --cpu-prof; summarise with bench/profile-summary.mjs DIR).
+// --cpu-prof DIR (the server runs with --cpu-prof; summarise with bench/profile-summary.mjs DIR). --auth none|token
+// (none: open mode; token: a user is created and every request and the WebSocket carry its token).
 import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -30,6 +31,7 @@ import {
   median,
   mmm,
   parseArgs,
+  signIn,
   startServer,
   tmpDir,
   writeOrdersCsv,
@@ -43,6 +45,7 @@ const opts = parseArgs(process.argv.slice(2), {
   warmup: 5,
   baseline: "",
   "cpu-prof": "",
+  auth: "none",
 });
 const N = 40;
 
@@ -83,9 +86,10 @@ async function once(mode, rep, bin) {
   const http = httpClient(server.url, 4);
   let events;
   try {
+    await signIn(http, opts.auth);
     const spec = chain(csv);
     const pipeline = await http.post("/api/pipelines", spec);
-    events = await eventCollector(server.url, pipeline.id);
+    events = await eventCollector(server.url, pipeline.id, http.token);
     const m = { health: [], trigger: [], serverSide: [], firstNode: [], wsFirstNode: [], wsDone: [] };
     const pause = () => new Promise((r) => setTimeout(r, 20)); // the run's batched writes go out; the server idles
     for (let i = 0; i < opts.warmup + opts.runs; i++) {

@@ -19,6 +19,7 @@
 //
 // Options: --db sqlite|postgres|both (both)  --shape transform|file|file+transform  --runs 2000  --inflight 64
 //          --reps 3  --warmup 20  --max-concurrent-runs N  --cpu-prof DIR (server runs with --cpu-prof)
+//          --auth none|token (none: open mode; token: a user is created and every request carries its token)
 //          --count-sql (count SQL statements the server executes for the measured runs, by verb and table)
 //          --baseline DIR (another built checkout, e.g. `git worktree add /tmp/base <rev> && cd /tmp/base && npm
 //          install`: each repetition runs its server too, alternating, and the report ends with this/baseline ratios)
@@ -42,6 +43,7 @@ import {
   median,
   mmm,
   parseArgs,
+  signIn,
   quantile,
   cpuSeconds,
   rssSampler,
@@ -62,6 +64,7 @@ const opts = parseArgs(process.argv.slice(2), {
   "cpu-prof": "",
   "count-sql": false,
   baseline: "",
+  auth: "none",
 });
 const MiB = 1024 * 1024;
 
@@ -103,9 +106,10 @@ async function once(mode, rep, bin) {
   const http = httpClient(server.url, opts.inflight);
   let events;
   try {
+    await signIn(http, opts.auth);
     const pipeline = await http.post("/api/pipelines", pipelineFor(opts.shape, csv));
     const info = await http.get("/api/system/info");
-    events = await eventCollector(server.url, pipeline.id);
+    events = await eventCollector(server.url, pipeline.id, http.token);
     const trigger = () => http.call("POST", `/api/pipelines/${pipeline.id}/run`, { params: {} });
 
     // warm-up (not measured): JIT, connection pool, prepared statements

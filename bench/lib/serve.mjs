@@ -194,11 +194,16 @@ export async function startServer({ dir, db, serveArgs = [], nodeArgs = [], env 
 /** A keep-alive HTTP client (undici) for one server. */
 export function httpClient(base, connections = 64) {
   const agent = new Agent({ connections, keepAliveTimeout: 60_000, pipelining: 1 });
+  /** Sent as `Authorization: Bearer` once set (signIn). */
+  let token = null;
   async function call(method, p, body) {
     const res = await request(base + p, {
       method,
       dispatcher: agent,
-      headers: body === undefined ? {} : { "content-type": "application/json" },
+      headers: {
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.body.text();
@@ -209,8 +214,28 @@ export function httpClient(base, connections = 64) {
     call,
     get: async (p) => (await call("GET", p)).json(),
     post: async (p, body) => (await call("POST", p, body)).json(),
+    /** The token requests carry from now on (null: none). */
+    get token() {
+      return token;
+    },
+    set token(value) {
+      token = value;
+    },
     close: () => agent.close(),
   };
+}
+
+/**
+ * `--auth token`: creates the first user (an admin) on the fresh server and logs in, so that every later request of
+ * `http` (and the WebSocket, given `http.token`) is made as that user, as on a server with users: authentication
+ * is then on for every request. `--auth none` (default): open mode, no users, no credentials.
+ */
+export async function signIn(http, auth) {
+  if (auth === "none" || !auth) return;
+  if (auth !== "token") throw new Error(`unknown --auth ${auth} (none | token)`);
+  const user = { username: "bench", password: "bench-password-for-a-throwaway-server", role: "admin" };
+  await http.post("/api/auth/users", user);
+  http.token = (await http.post("/api/auth/login", { username: user.username, password: user.password })).token;
 }
 
 /** The server's event-loop delay from GET /metrics (prom-client; the histogram is reset by every scrape). */
@@ -228,8 +253,10 @@ export async function eventLoopDelay(http) {
  * arrived (performance.now()), so an event that arrives before the POST answer is not lost; `firstNodeStarted`
  * keeps the first node.started per run.
  */
-export async function eventCollector(base, pipelineId) {
-  const ws = new WebSocket(`${base.replace(/^http/, "ws")}/ws`);
+export async function eventCollector(base, pipelineId, token = null) {
+  const ws = new WebSocket(`${base.replace(/^http/, "ws")}/ws`, {
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  });
   const terminal = new Map();
   const firstNodeStarted = new Map();
   const waiters = new Map();
