@@ -49,8 +49,15 @@ function verifyKey(secret: Uint8Array): Promise<CryptoKey> {
 const verified = new WeakMap<Uint8Array, Map<string, TokenClaims>>();
 const MAX_VERIFIED = 10_000;
 
+/**
+ * What this server's tokens look like (HS256: a 43-character signature), nothing else: jose decodes base64url
+ * leniently (whitespace inside is ignored), so one token has endless spellings, each of which would be remembered.
+ */
+const COMPACT_HS256 = /^[A-Za-z0-9_-]{1,512}\.[A-Za-z0-9_-]{1,2048}\.[A-Za-z0-9_-]{43}$/;
+
 /** The verified claims, or null for any bad signature, algorithm, shape or an expired token. */
 export async function verifyToken(secret: Uint8Array, token: string, now: Date): Promise<TokenClaims | null> {
+  if (!COMPACT_HS256.test(token)) return null;
   let known = verified.get(secret);
   const seen = known?.get(token);
   // as jose checks it: expired once `exp` is not after now, in whole seconds
