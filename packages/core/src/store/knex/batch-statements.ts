@@ -47,7 +47,7 @@ export class BatchStatements {
   add(query: Knex.QueryBuilder | Knex.Raw, options: PartOptions = {}): this {
     const statement = this.combine ? query.toSQL() : null;
     let bytes = 0;
-    for (const value of statement?.bindings ?? []) bytes += stringBytes(value);
+    for (const value of statement?.bindings ?? []) if (typeof value === "string") bytes += value.length;
     this.parts.push({ ...options, query, statement, bytes });
     return this;
   }
@@ -120,13 +120,4 @@ export class BatchStatements {
     for (const i of returning)
       group[i]!.onRows!(result.rows.filter((r) => Number(r.part) === i).map((r) => r.r as DbRow));
   }
-}
-
-/** Characters of a bound value's strings (an array parameter's elements too). */
-function stringBytes(value: unknown): number {
-  if (typeof value === "string") return value.length;
-  if (!Array.isArray(value)) return 0;
-  let bytes = 0;
-  for (const element of value) if (typeof element === "string") bytes += element.length;
-  return bytes;
 }
