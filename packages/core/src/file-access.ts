@@ -82,7 +82,7 @@ const STATE_FILE_REFUSAL = "is one of the server's own state files (store databa
  * Refuses a file opened at `real` (already resolved) when it is one of the state files: by path, case-folded path
  * or device + inode. Pass `opened` (fstat of the open handle) to close the gap between the check and the open.
  */
-export async function assertNotStateFile(
+async function assertNotStateFile(
   requested: string,
   real: string,
   stateFiles: readonly string[],

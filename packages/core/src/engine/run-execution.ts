@@ -460,8 +460,7 @@ export class RunExecution {
     if (!moved) return (await this.deps.store.get(this.run.id))?.status ?? status;
     // announced at once: it is in the log already, and nothing may come between (the next events are numbered after)
     if (seq !== undefined) Object.defineProperty(end.payload, LOGGED_SEQ, { value: seq });
-    if (end.type === "run.completed") this.deps.events.emit(end.type, end.payload);
-    else this.deps.events.emit(end.type, end.payload);
+    (this.deps.events.emit as (t: string, e: unknown) => boolean)(end.type, end.payload);
     // then the cleanup: outputs kept by an earlier failed attempt (for resume) are not needed any more; if it fails
     // they only take room until the run is purged
     if (status === "success" && this.resumed) {

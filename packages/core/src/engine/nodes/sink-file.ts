@@ -5,7 +5,7 @@ import { Readable } from "node:stream";
 import { stringify } from "csv-stringify";
 import type { DataSet } from "../dataset.js";
 import { SluiceError } from "../../errors.js";
-import { assertConfinedRealPath, resolveConfinedPath, type FileAccess } from "../../file-access.js";
+import { assertConfinedRealPath, openedRealPath, resolveConfinedPath, type FileAccess } from "../../file-access.js";
 import { defineNodeType } from "../node-type.js";
 import { z } from "zod";
 import { nonEmpty, loose } from "./config-parts.js";
@@ -100,12 +100,8 @@ async function writeConfined(
     let realDir: string;
     if (pinned) realDir = pinned.real;
     else {
-      // no /proc: the temp file's real path, trusted only if it is the file we opened
-      const realTemp = await fs.promises.realpath(path.join(dir, tempName));
-      const [opened, found] = [await handle.stat(), await fs.promises.lstat(realTemp)];
-      if (opened.dev !== found.dev || opened.ino !== found.ino) {
-        throw new SluiceError("forbidden", `path '${requested}' changed while it was being written`);
-      }
+      // no /proc to pin the directory: where the temp file really is (trusted only if it is the file we opened)
+      const realTemp = await openedRealPath(requested, handle, path.join(dir, tempName), await handle.stat());
       realDir = path.dirname(realTemp);
       dir = realDir;
     }

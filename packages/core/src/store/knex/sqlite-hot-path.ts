@@ -148,28 +148,23 @@ export function sqliteRunStore(base: RunStore, sqlite: SqliteStatements): RunSto
   };
 }
 
+/** Reads one row by id through the cached statement `sql` (`… where id = ?`), converted by `fromRow`. */
+const byId =
+  <T>(sqlite: SqliteStatements, sql: string, fromRow: (row: DbRow) => T) =>
+  (id: string): Promise<T | null> =>
+    sqlite.use((prepare) => {
+      const row = prepare(sql).get(id) as DbRow | undefined;
+      return row ? fromRow(row) : null;
+    });
+
 /** The SQLite pipeline store: reading a pipeline (every trigger does) through a cached prepared statement. */
 export function sqlitePipelineStore(base: PipelineStore, sqlite: SqliteStatements): PipelineStore {
-  return {
-    ...base,
-    get: (id) =>
-      sqlite.use((prepare) => {
-        const row = prepare(SELECT_PIPELINE).get(id) as DbRow | undefined;
-        return row ? pipelineFromRow(row) : null;
-      }),
-  };
+  return { ...base, get: byId(sqlite, SELECT_PIPELINE, pipelineFromRow) };
 }
 
 /** The SQLite user store: reading a user by id (every request with a user's token does) through a cached statement. */
 export function sqliteUserStore(base: UserStore, sqlite: SqliteStatements): UserStore {
-  return {
-    ...base,
-    getById: (id) =>
-      sqlite.use((prepare) => {
-        const row = prepare(SELECT_USER).get(id) as DbRow | undefined;
-        return row ? userFromRow(row) : null;
-      }),
-  };
+  return { ...base, getById: byId(sqlite, SELECT_USER, userFromRow) };
 }
 
 /** Inserts just-queued runs; `scheduleSlot` marks them as the runs of that slot (see SchedulerStateStore.claimSlot). */
