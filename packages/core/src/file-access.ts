@@ -1,4 +1,4 @@
-import type { Stats } from "node:fs";
+import syncFs, { type Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import fs from "node:fs/promises";
 import path from "node:path";
@@ -23,25 +23,77 @@ const inside = (root: string, target: string) => {
 
 const errno = (e: unknown) => (e as NodeJS.ErrnoException).code;
 
+/** A file-system call {@link realPathSteps} needs, made by whoever drives it (asynchronously, or synchronously). */
+type PathCall = { call: "realpath" | "lstat" | "readlink"; path: string };
+
 /**
  * Real path of `p`; for a path that does not exist yet (a file about to be created), the real path of its deepest
  * existing ancestor joined with the rest. A dangling symlink is followed to where it points, since opening or
- * creating through it would create its target.
+ * creating through it would create its target. Written once as the steps it takes, each file-system call yielded
+ * (a failed one thrown back in): {@link realPathAllowingMissing} makes them asynchronously,
+ * {@link realPathAllowingMissingNow} synchronously.
  */
-async function realPathAllowingMissing(p: string, links = 0): Promise<string> {
+function* realPathSteps(p: string, links = 0): Generator<PathCall, string, unknown> {
   try {
-    return await fs.realpath(p);
+    return (yield { call: "realpath", path: p }) as string;
   } catch (e) {
     if (errno(e) !== "ENOENT") throw e;
   }
   const parent = path.dirname(p);
   if (parent === p) return p;
-  const dir = await realPathAllowingMissing(parent, links);
+  const dir = yield* realPathSteps(parent, links);
   const self = path.join(dir, path.basename(p));
-  const stat = await fs.lstat(self).catch(() => null);
+  let stat: Stats | null = null;
+  try {
+    stat = (yield { call: "lstat", path: self }) as Stats;
+  } catch {
+    // missing (or unreadable): nothing to follow
+  }
   if (!stat?.isSymbolicLink()) return self;
   if (links >= MAX_LINKS) throw new SluiceError("invalid", "too many levels of symbolic links");
-  return realPathAllowingMissing(path.resolve(dir, await fs.readlink(self)), links + 1);
+  return yield* realPathSteps(path.resolve(dir, (yield { call: "readlink", path: self }) as string), links + 1);
+}
+
+const ASYNC_CALLS = { realpath: fs.realpath, lstat: fs.lstat, readlink: (p: string) => fs.readlink(p) };
+const SYNC_CALLS = {
+  realpath: syncFs.realpathSync.native,
+  lstat: syncFs.lstatSync,
+  readlink: (p: string) => syncFs.readlinkSync(p),
+};
+
+async function realPathAllowingMissing(p: string): Promise<string> {
+  const steps = realPathSteps(p);
+  let next = steps.next();
+  while (!next.done) {
+    const { call, path: at } = next.value;
+    let result: unknown;
+    try {
+      result = await (ASYNC_CALLS[call] as (p: string) => Promise<unknown>)(at);
+    } catch (e) {
+      next = steps.throw(e);
+      continue;
+    }
+    next = steps.next(result);
+  }
+  return next.value;
+}
+
+/** {@link realPathAllowingMissing}, synchronously: for the server's own state files only (see stateFileIdentities). */
+function realPathAllowingMissingNow(p: string): string {
+  const steps = realPathSteps(p);
+  let next = steps.next();
+  while (!next.done) {
+    const { call, path: at } = next.value;
+    let result: unknown;
+    try {
+      result = (SYNC_CALLS[call] as (p: string) => unknown)(at);
+    } catch (e) {
+      next = steps.throw(e);
+      continue;
+    }
+    next = steps.next(result);
+  }
+  return next.value;
 }
 
 /** The server's state files as real paths (and case-folded) and, for those that exist, as device + inode. */
@@ -52,24 +104,29 @@ interface StateFileIdentities {
 
 /**
  * The identities of `stateFiles` now: each file's path, real path and device + inode (hard links, case-insensitive
- * disks). The files are looked up concurrently: one check costs the latency of one lookup, not of a dozen in turn.
+ * disks). Looked up synchronously: these are the server's own files in its own state directory — on SQLite the
+ * directory the store reads and writes synchronously on every batch — so each lookup is a metadata call answered from
+ * the kernel's caches in microseconds, where a dozen asynchronous ones each waited a turn of the thread pool and the
+ * event loop (about a millisecond per check, twice per file node).
  */
-async function stateFileIdentities(stateFiles: readonly string[]): Promise<StateFileIdentities> {
+function stateFileIdentities(stateFiles: readonly string[]): StateFileIdentities {
   const paths = new Set<string>();
   const inodes = new Set<string>();
-  const found = await Promise.all(
-    stateFiles.map(async (file) => {
-      const resolved = path.resolve(file);
-      const [real, stat] = await Promise.all([
-        realPathAllowingMissing(resolved).catch(() => resolved),
-        fs.stat(file).catch(() => null),
-      ]);
-      return { resolved, real, stat };
-    }),
-  );
-  for (const { resolved, real, stat } of found) {
+  for (const file of stateFiles) {
+    const resolved = path.resolve(file);
+    let real = resolved;
+    try {
+      real = realPathAllowingMissingNow(resolved);
+    } catch {
+      // unreadable: its own path still counts
+    }
     for (const p of [resolved, real]) paths.add(p).add(p.toLowerCase());
-    if (stat) inodes.add(inodeKey(stat));
+    try {
+      const stat = syncFs.statSync(file, { throwIfNoEntry: false });
+      if (stat) inodes.add(inodeKey(stat));
+    } catch {
+      // not there (or not reachable): no inode to refuse
+    }
   }
   return { paths, inodes };
 }
@@ -79,19 +136,13 @@ const inodeKey = (s: Pick<Stats, "dev" | "ino">) => `${s.dev}:${s.ino}`;
 const STATE_FILE_REFUSAL = "is one of the server's own state files (store database, secrets key or JWT secret)";
 
 /**
- * Refuses a file opened at `real` (already resolved) when it is one of the state files: by path, case-folded path
- * or device + inode. Pass `opened` (fstat of the open handle) to close the gap between the check and the open.
+ * Refuses a file at `real` (already resolved) when it is one of the state files: by path, case-folded path or
+ * device + inode (`stat`: of the open handle, or of the path before it is opened; null when there is none yet).
  */
-async function assertNotStateFile(
-  requested: string,
-  real: string,
-  stateFiles: readonly string[],
-  opened?: Stats,
-): Promise<void> {
-  const state = await stateFileIdentities(stateFiles);
+function assertNotStateFile(requested: string, real: string, stateFiles: readonly string[], stat: Stats | null): void {
+  const state = stateFileIdentities(stateFiles);
   const refused = () => new SluiceError("forbidden", `path '${requested}' ${STATE_FILE_REFUSAL}`);
   if (state.paths.has(real) || state.paths.has(real.toLowerCase())) throw refused();
-  const stat = opened ?? (await fs.stat(real).catch(() => null));
   if (stat && state.inodes.has(inodeKey(stat))) throw refused();
 }
 
@@ -105,16 +156,28 @@ async function assertNotStateFile(
 export async function resolveConfinedPath(requested: string, access: FileAccess): Promise<string> {
   if (!requested || requested.includes("\0")) throw new SluiceError("invalid", "file path is empty or invalid");
   const roots = access.fileRoots;
-  if (roots.length === 0) throw new SluiceError("forbidden", "no file roots are configured (--file-roots)");
+  if (roots.length === 0) throw noRoots();
   const candidate = path.resolve(roots[0]!, requested);
   if (!roots.some((r) => inside(path.resolve(r), candidate))) throw outsideRoots(requested, roots);
-  const real = await realPathAllowingMissing(candidate);
-  await assertConfinedRealPath(requested, real, access, undefined, candidate);
+  // looked up at once: the stat follows the path's symlinks as the real path does (a race between them is what the
+  // check after opening is for)
+  const [real, realRoots, stat] = await Promise.all([
+    realPathAllowingMissing(candidate),
+    realRootsOf(access),
+    fs.stat(candidate).catch(() => null),
+  ]);
+  checkConfined(requested, real, access, realRoots, stat, candidate);
   return real;
 }
 
+const noRoots = () => new SluiceError("forbidden", "no file roots are configured (--file-roots)");
+
 const outsideRoots = (requested: string, roots: readonly string[]) =>
   new SluiceError("forbidden", `path '${requested}' is outside the allowed file roots (${roots.join(", ")})`);
+
+/** The real paths of the file roots, now. */
+const realRootsOf = (access: FileAccess) =>
+  Promise.all(access.fileRoots.map((r) => realPathAllowingMissing(path.resolve(r))));
 
 /**
  * Checks a path already known to be real (absolute, no symlink in it — e.g. read back from an open descriptor) the
@@ -127,12 +190,45 @@ export async function assertConfinedRealPath(
   real: string,
   access: FileAccess,
   opened?: Stats,
-  candidate = real,
 ): Promise<void> {
-  const roots = access.fileRoots;
-  if (roots.length === 0) throw new SluiceError("forbidden", "no file roots are configured (--file-roots)");
-  if (!path.isAbsolute(real)) throw outsideRoots(requested, roots);
-  const realRoots = await Promise.all(roots.map((r) => realPathAllowingMissing(path.resolve(r))));
+  const [realRoots, stat] = await Promise.all([
+    realRootsOf(access),
+    opened ?? fs.stat(real).catch(() => null),
+  ]);
+  checkConfined(requested, real, access, realRoots, stat, real);
+}
+
+/**
+ * Checks the file open as `handle` (opened by the name `openedAs`) where it really is now, as
+ * {@link assertConfinedRealPath} does: any directory of its path may have been swapped for a symlink between resolving
+ * the path and opening it. Returns the handle's stat.
+ */
+export async function assertOpenedConfined(
+  requested: string,
+  handle: FileHandle,
+  openedAs: string,
+  access: FileAccess,
+): Promise<Stats> {
+  const [opened, real, realRoots] = await Promise.all([
+    handle.stat(),
+    openedRealPath(requested, handle, openedAs),
+    realRootsOf(access),
+  ]);
+  checkConfined(requested, real, access, realRoots, opened, real);
+  return opened;
+}
+
+/** The checks of a real path against the real roots, the pseudo file systems and the state files (see above). */
+function checkConfined(
+  requested: string,
+  real: string,
+  access: FileAccess,
+  realRoots: readonly string[],
+  stat: Stats | null,
+  candidate: string,
+): void {
+  if (realRoots.length === 0) throw noRoots();
+  if (!path.isAbsolute(real)) throw outsideRoots(requested, access.fileRoots);
   if (!realRoots.some((r) => inside(r, real))) {
     throw new SluiceError(
       "forbidden",
@@ -145,26 +241,21 @@ export async function assertConfinedRealPath(
       throw new SluiceError("forbidden", `path '${requested}' is inside ${pseudo}, which no root names explicitly`);
     }
   }
-  await assertNotStateFile(requested, real, access.stateFiles, opened);
+  assertNotStateFile(requested, real, access.stateFiles, stat);
 }
 
 /**
- * Where the file open as `handle` (opened by the name `real`, `opened` its stat) really is now, for the checks after
- * opening: any directory of its path may have been swapped for a symlink between resolving the path and opening it.
- * Read back from the descriptor (`/proc/self/fd/N`) on Linux; elsewhere the real path of the name, trusted only if
- * it is the file that is open (same device + inode).
+ * Where the file open as `handle` (opened by the name `real`) really is now, for the checks after opening: any
+ * directory of its path may have been swapped for a symlink between resolving the path and opening it. Read back
+ * from the descriptor (`/proc/self/fd/N`) on Linux; elsewhere the real path of the name, trusted only if it is the
+ * file that is open (same device + inode).
  */
-export async function openedRealPath(
-  requested: string,
-  handle: FileHandle,
-  real: string,
-  opened: Stats,
-): Promise<string> {
+export async function openedRealPath(requested: string, handle: FileHandle, real: string): Promise<string> {
   if (process.platform === "linux") {
     const fromDescriptor = await fs.readlink(`/proc/self/fd/${handle.fd}`).catch(() => null);
     if (fromDescriptor !== null) return fromDescriptor;
   }
-  const now = await fs.realpath(real);
+  const [now, opened] = await Promise.all([fs.realpath(real), handle.stat()]);
   const found = await fs.stat(now);
   if (found.dev !== opened.dev || found.ino !== opened.ino)
     throw new SluiceError("forbidden", `path '${requested}' changed while it was being opened`);

@@ -101,7 +101,7 @@ async function writeConfined(
     if (pinned) realDir = pinned.real;
     else {
       // no /proc to pin the directory: where the temp file really is (trusted only if it is the file we opened)
-      const realTemp = await openedRealPath(requested, handle, path.join(dir, tempName), await handle.stat());
+      const realTemp = await openedRealPath(requested, handle, path.join(dir, tempName));
       realDir = path.dirname(realTemp);
       dir = realDir;
     }

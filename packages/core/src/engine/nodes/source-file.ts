@@ -3,9 +3,10 @@ import path from "node:path";
 import readline from "node:readline";
 import { pipeline } from "node:stream";
 import { parse } from "csv-parse";
+import { parse as parseCsv } from "csv-parse/sync";
 import { SluiceError } from "../../errors.js";
 import { dataSetFromRows, type DataSet, type Row } from "../dataset.js";
-import { assertConfinedRealPath, openedRealPath, resolveConfinedPath } from "../../file-access.js";
+import { assertOpenedConfined, resolveConfinedPath } from "../../file-access.js";
 import { defineNodeType } from "../node-type.js";
 import { z } from "zod";
 import { nonEmpty, loose } from "./config-parts.js";
@@ -25,10 +26,21 @@ function formatOf(config: SourceFileConfig, file: string): Format {
 const asRow = (v: unknown): Row =>
   v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Row) : { value: v };
 
-/** Streams a CSV file through csv-parse; without a header row the columns are `column_1`, `column_2`, … */
-async function readCsv(file: fs.promises.FileHandle, config: SourceFileConfig, signal: AbortSignal): Promise<DataSet> {
+/** A CSV file up to this size is read at once and parsed in one call; a larger one is streamed, in chunks this size. */
+const WHOLE_CSV_BYTES = 64 * 1024;
+
+/**
+ * Reads a CSV file through csv-parse: at once when it is small (`size`, from the open handle's stat: no stream to set
+ * up), else streamed. Without a header row the columns are `column_1`, `column_2`, …
+ */
+async function readCsv(
+  file: fs.promises.FileHandle,
+  config: SourceFileConfig,
+  signal: AbortSignal,
+  size: number,
+): Promise<DataSet> {
   const header = config.header ?? true;
-  const parser = parse({
+  const options = {
     delimiter: config.delimiter ?? ",",
     columns: header,
     quote: config.quote === false ? null : (config.quote ?? '"'),
@@ -38,17 +50,25 @@ async function readCsv(file: fs.promises.FileHandle, config: SourceFileConfig, s
     skip_empty_lines: true,
     relax_column_count: true,
     encoding: (config.encoding ?? "utf8") as BufferEncoding,
-  });
-  // pipeline (not pipe) so a read error such as ENOENT reaches the parser and ends the loop below
-  pipeline(file.createReadStream({ signal, autoClose: false }), parser, () => undefined);
+  };
   const rows: Row[] = [];
   let columns: string[] | undefined;
-  for await (const record of parser as AsyncIterable<Row | unknown[]>) {
+  const add = (record: Row | unknown[]) => {
     // without a header row, records are arrays: name the columns column_1, column_2, …
     const row = Array.isArray(record) ? Object.fromEntries(record.map((v, i) => [`column_${i + 1}`, v])) : record;
     columns ??= Object.keys(row);
     rows.push(row);
+  };
+  const whole = size <= WHOLE_CSV_BYTES ? await file.readFile({ signal }) : null;
+  if (whole && whole.length <= WHOLE_CSV_BYTES) {
+    for (const record of parseCsv(whole, options) as (Row | unknown[])[]) add(record);
+    return dataSetFromRows(rows, columns ?? []);
   }
+  // large (or grown since its size was taken): streamed from the start
+  const parser = parse(options);
+  // pipeline (not pipe) so a read error such as ENOENT reaches the parser and ends the loop below
+  pipeline(file.createReadStream({ signal, autoClose: false, start: 0 }), parser, () => undefined);
+  for await (const record of parser as AsyncIterable<Row | unknown[]>) add(record);
   return dataSetFromRows(rows, columns ?? []);
 }
 
@@ -131,9 +151,8 @@ export const sourceFileNode = defineNodeType({
       // no symlink was left in `file` when it was resolved, but a directory of it may have been swapped for one since:
       // what is open is checked again where it really is (inside the roots, not a state file), before it is read
       handle = await fs.promises.open(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
-      const opened = await handle.stat();
-      await assertConfinedRealPath(requested, await openedRealPath(requested, handle, file, opened), ctx, opened);
-      if (format === "csv") output = await readCsv(handle, config, ctx.signal);
+      const opened = await assertOpenedConfined(requested, handle, file, ctx);
+      if (format === "csv") output = await readCsv(handle, config, ctx.signal, opened.size);
       else if (format === "jsonl") output = await readJsonl(handle, config, ctx.signal);
       else output = await readJsonArray(handle, config, ctx.signal);
     } catch (e) {

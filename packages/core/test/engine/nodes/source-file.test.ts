@@ -64,6 +64,53 @@ describe("source_file", () => {
     expect(output.rows[199_999]).toEqual({ n: "199999", sq: String(199_999 * 199_999) });
   });
 
+  it("reads a CSV file whole up to 64 KiB and streamed beyond, with the same rows either side", async () => {
+    // a quoted field with a newline across the 64 KiB mark of the larger file: streamed chunks must not split it
+    const csv = (bytes: number) => {
+      const lines = ["n,text"];
+      let size = lines[0]!.length + 1;
+      for (let i = 0; size < bytes; i++) {
+        const line = `${i},"line ${i}\nsecond ""part"" ${"x".repeat(i % 50)}"`;
+        lines.push(line);
+        size += line.length + 1;
+      }
+      return lines.join("\n") + "\n";
+    };
+    for (const [name, bytes] of [["small.csv", 64 * 1024 - 200], ["large.csv", 64 * 1024 + 5000]] as const) {
+      const text = csv(bytes);
+      await fs.writeFile(path.join(root, name), text);
+      const { output } = await read({ path: name });
+      const rows = text.trimEnd().split("\n").length / 2 - 0.5;
+      expect(output.rows, name).toHaveLength(rows);
+      expect(output.rows[rows - 1], name).toEqual({
+        n: String(rows - 1),
+        text: `line ${rows - 1}\nsecond "part" ${"x".repeat((rows - 1) % 50)}`,
+      });
+    }
+  });
+
+  it("reads every row once of a CSV file that grew past 64 KiB after its size was taken", async () => {
+    const lines = ["n,sq"];
+    for (let i = 0; i < 10_000; i++) lines.push(`${i},${i * i}`);
+    await fs.writeFile(path.join(root, "growing.csv"), lines.join("\n"));
+    // the open handle reports the size the file had before a writer appended to it
+    const open = syncFs.promises.open.bind(syncFs.promises);
+    vi.spyOn(syncFs.promises, "open").mockImplementation((async (...args: Parameters<typeof open>) => {
+      const handle = await open(...args);
+      const stat = handle.stat.bind(handle);
+      handle.stat = (async () => Object.assign(await stat(), { size: 100 })) as typeof handle.stat;
+      return handle;
+    }) as never);
+    try {
+      const { output } = await read({ path: "growing.csv" });
+      expect(output.rows).toHaveLength(10_000);
+      expect(output.rows[0]).toEqual({ n: "0", sq: "0" });
+      expect(output.rows[9_999]).toEqual({ n: "9999", sq: String(9_999 * 9_999) });
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
   it("fails clearly on a bad JSON line, a non-array JSON file and a missing file", async () => {
     await fs.writeFile(path.join(root, "bad.jsonl"), '{"a":1}\nnot json\n');
     await fs.writeFile(path.join(root, "obj.json"), '{"a":1}');
