@@ -162,7 +162,8 @@ export const sourceFileNode = defineNodeType({
       if (err.code === "EISDIR") throw new SluiceError("invalid", `'${config.path}' is a directory, not a file`);
       throw new SluiceError("invalid", `cannot read ${format} file '${config.path}': ${err.message}`);
     } finally {
-      await handle?.close();
+      // not awaited: a read-only descriptor has nothing to flush, and the node's rows are ready now
+      handle?.close().catch(() => undefined);
     }
     ctx.log("info", `read ${output.rows.length} rows from ${format} file '${config.path}'`);
     return { output };
