@@ -30,14 +30,14 @@ const asRow = (v: unknown): Row =>
 const WHOLE_CSV_BYTES = 64 * 1024;
 
 /**
- * Reads a CSV file through csv-parse: at once when it is small (`size`, from the open handle's stat: no stream to set
- * up), else streamed. Without a header row the columns are `column_1`, `column_2`, …
+ * Reads a CSV file through csv-parse: at once when it is a small regular file (`opened`: the open handle's stat; no
+ * stream to set up), else streamed. Without a header row the columns are `column_1`, `column_2`, …
  */
 async function readCsv(
   file: fs.promises.FileHandle,
   config: SourceFileConfig,
   signal: AbortSignal,
-  size: number,
+  opened: fs.Stats,
 ): Promise<DataSet> {
   const header = config.header ?? true;
   const options = {
@@ -59,15 +59,17 @@ async function readCsv(
     columns ??= Object.keys(row);
     rows.push(row);
   };
-  const whole = size <= WHOLE_CSV_BYTES ? await file.readFile({ signal }) : null;
+  // a pipe or other special file has no size to go by, nor a start to go back to: streamed as it comes
+  const whole = opened.isFile() && opened.size <= WHOLE_CSV_BYTES ? await file.readFile({ signal }) : null;
   if (whole && whole.length <= WHOLE_CSV_BYTES) {
     for (const record of parseCsv(whole, options) as (Row | unknown[])[]) add(record);
     return dataSetFromRows(rows, columns ?? []);
   }
-  // large (or grown since its size was taken): streamed from the start
+  // large (or grown since its size was taken: then again from the start)
   const parser = parse(options);
+  const from = whole ? { start: 0 } : {};
   // pipeline (not pipe) so a read error such as ENOENT reaches the parser and ends the loop below
-  pipeline(file.createReadStream({ signal, autoClose: false, start: 0 }), parser, () => undefined);
+  pipeline(file.createReadStream({ signal, autoClose: false, ...from }), parser, () => undefined);
   for await (const record of parser as AsyncIterable<Row | unknown[]>) add(record);
   return dataSetFromRows(rows, columns ?? []);
 }
@@ -152,7 +154,7 @@ export const sourceFileNode = defineNodeType({
       // what is open is checked again where it really is (inside the roots, not a state file), before it is read
       handle = await fs.promises.open(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
       const opened = await assertOpenedConfined(requested, handle, file, ctx);
-      if (format === "csv") output = await readCsv(handle, config, ctx.signal, opened.size);
+      if (format === "csv") output = await readCsv(handle, config, ctx.signal, opened);
       else if (format === "jsonl") output = await readJsonl(handle, config, ctx.signal);
       else output = await readJsonArray(handle, config, ctx.signal);
     } catch (e) {

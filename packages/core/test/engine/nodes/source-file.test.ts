@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import syncFs from "node:fs";
 import fs from "node:fs/promises";
 import os from "node:os";
@@ -87,6 +88,19 @@ describe("source_file", () => {
         text: `line ${rows - 1}\nsecond "part" ${"x".repeat((rows - 1) % 50)}`,
       });
     }
+  });
+
+  it("reads a named pipe of more than 64 KiB as it comes (no size, no going back)", async () => {
+    const fifo = path.join(root, "pipe.csv");
+    execFileSync("mkfifo", [fifo]);
+    const lines = ["n,text"];
+    for (let i = 0; i < 3_000; i++) lines.push(`${i},${"x".repeat(40)}`);
+    // the writer's open waits for the node's: both go on once the node opens the pipe
+    const writing = fs.writeFile(fifo, lines.join("\n") + "\n");
+    const { output } = await read({ path: "pipe.csv" });
+    await writing;
+    expect(output.rows).toHaveLength(3_000);
+    expect(output.rows[2_999]).toEqual({ n: "2999", text: "x".repeat(40) });
   });
 
   it("reads every row once of a CSV file that grew past 64 KiB after its size was taken", async () => {
