@@ -80,6 +80,48 @@ describe.each(dialects)("%s fencing and the event log", (dialect) => {
     expect((await a.eventLog.ofRun("kept-1", 0)).map((e) => e.seq)).toEqual(result.seqs);
   });
 
+  // SQLite has one writer, in process: a takeover cannot be half-way through while a batch is written
+  it.skipIf(dialect === "sqlite")(
+    `${dialect}: a batch waiting on a takeover in progress is refused once the takeover commits`,
+    async () => {
+      await a.runs.insert([run("race-1")]);
+      const claimed = await claimOnly(a, "race-1", "slow-owner");
+      const claim = { owner: "slow-owner", epoch: claimed.epoch };
+      // another instance takes the run over: its transaction has the row, not yet committed
+      const takeover = await b.knex.transaction();
+      await takeover("runs").where({ id: "race-1" }).update({ owner: "new-owner", epoch: claimed.epoch + 1 });
+      const writing = a.runs.writeBatch({
+        nodeRuns: [nodeRun("race-nr", "race-1", "success")],
+        logs: [{ run_id: "race-1", node_id: "n1", level: "info", message: "late", timestamp: t0 }],
+        outputs: [{ run_id: "race-1", node_id: "n1", kind: "preview", data: { rows: [] } }],
+        transitions: [
+          {
+            id: "race-1",
+            from: ["running"],
+            to: "success",
+            fields: { owner: null },
+            claim,
+            event: { origin: "slow-owner", event: { type: "run.completed", run_id: "race-1", pipeline_id: "p1" } },
+          },
+        ],
+        events: [logEvent("race-1", "late event", "slow-owner")],
+        claims: new Map([["race-1", claim]]),
+      } as never);
+      let settled = false;
+      void writing.finally(() => (settled = true));
+      await new Promise((r) => setTimeout(r, 200));
+      expect(settled).toBe(false); // it waits for the row
+      await takeover.commit();
+      const result = await writing;
+      expect(result).toEqual({ refused: ["race-1"], moved: [], seqs: [] });
+      expect(await a.runs.get("race-1")).toMatchObject({ status: "running" });
+      expect(await a.runs.nodeRuns("race-1")).toEqual([]);
+      expect(await a.runs.logs("race-1")).toEqual([]);
+      expect(await a.runs.output("race-1", "n1", "preview")).toBeNull();
+      expect(await a.eventLog.ofRun("race-1", 0)).toEqual([]);
+    },
+  );
+
   it(`${dialect}: a fenced transition on its own applies only under its claim`, async () => {
     await a.runs.insert([run("ft-1")]);
     const claimed = await claimOnly(a, "ft-1", "owner-ft");

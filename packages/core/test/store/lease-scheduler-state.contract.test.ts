@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKnexStore, type KnexStore } from "../../src/store/knex/create-knex-store.js";
-import { runToRow } from "../../src/store/knex/run-store.js";
+import { runToRow } from "../../src/store/knex/run-state-rows.js";
 import { createTestDatabase, testDialects, type TestDatabase } from "../../../../test-support/databases.js";
 import { pendingRun } from "../../../../test-support/run-fixtures.js";
 

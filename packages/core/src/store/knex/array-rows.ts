@@ -31,7 +31,8 @@ export interface Upsert {
  * thousands, and the client builds no SQL per row (for a 40-node run's batch: 12.2 → 6.9 ms). Rows are inserted in
  * their order (a sequence numbers them so). Elsewhere, and for a row too large for `jsonb`, knex's `VALUES` insert.
  *
- * `returning` names a column to return. Table and column names are the store's own constants, not input.
+ * `returning` names a column to return; `exceptRunsIn` a relation of run ids (`id`) whose rows are left out (the
+ * JSON form only). Table, column and relation names are the store's own constants, not input.
  */
 export function insertRows(
   knex: Knex,
@@ -39,10 +40,11 @@ export function insertRows(
   table: string,
   columns: readonly ArrayColumn[],
   rows: readonly object[],
-  options: { upsert?: Upsert; returning?: string } = {},
+  options: { upsert?: Upsert; returning?: string; exceptRunsIn?: string } = {},
 ): Knex.QueryBuilder | Knex.Raw {
-  const { upsert, returning } = options;
-  if (!arrayRows || rows.some(tooLongForJson)) {
+  const { upsert, returning, exceptRunsIn } = options;
+  if (!arrayRows || !fitsJsonParameter(rows)) {
+    if (exceptRunsIn) throw new Error("exceptRunsIn needs the rows as one JSON parameter");
     const insert = returning ? knex(table).insert(rows as DbRow[], [returning]) : knex(table).insert(rows as DbRow[]);
     return upsert ? insert.onConflict([...upsert.key]).merge([...upsert.update]) : insert;
   }
@@ -55,15 +57,22 @@ export function insertRows(
       : "",
     returning ? `returning "${returning}"` : "",
   ].join(" ");
+  const runId = columns.findIndex(([name]) => name === "run_id");
+  const except = exceptRunsIn ? `where not exists (select 1 from ${exceptRunsIn} x where x.id = r.v->>${runId}) ` : "";
   const sql =
     `insert into "${table}" (${names}) select ${values} ` +
-    `from jsonb_array_elements(?::jsonb) with ordinality as r(v, n) order by r.n ${tail}`;
-  const tuples = rows.map((row) => columns.map(([name]) => storable((row as DbRow)[name] ?? null)));
-  return knex.raw(sql.trimEnd(), [JSON.stringify(tuples)]);
+    `from jsonb_array_elements(?::jsonb) with ordinality as r(v, n) ${except}order by r.n ${tail}`;
+  return knex.raw(sql.trimEnd(), [jsonRowsParameter(columns, rows)]);
 }
 
-const tooLongForJson = (row: object) =>
-  Object.values(row).some((v) => typeof v === "string" && v.length > JSON_STRING_CHARS);
+/** The JSON parameter holding `rows`: one array of values (in the order of `columns`) per row. */
+export function jsonRowsParameter(columns: readonly ArrayColumn[], rows: readonly object[]): string {
+  return JSON.stringify(rows.map((row) => columns.map(([name]) => storable((row as DbRow)[name] ?? null))));
+}
+
+/** Whether every value of `rows` fits in a `jsonb` string (see JSON_STRING_CHARS). */
+export const fitsJsonParameter = (rows: readonly object[]) =>
+  !rows.some((row) => Object.values(row).some((v) => typeof v === "string" && v.length > JSON_STRING_CHARS));
 
 interface UnicodeString {
   isWellFormed(): boolean;

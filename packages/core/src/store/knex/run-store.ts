@@ -3,17 +3,21 @@ import type { DlqEntry } from "../../model/dlq.js";
 import type { LogLevel, NodeRun, NodeRunStatus, Run, RunStatus, RunTrigger } from "../../model/run.js";
 import { claimHolds, claimsOf, withoutRuns } from "../fence.js";
 import { eventsOfMoved } from "../transition-events.js";
-import {
-  CLAIMED_AT_INSERT_EPOCH,
-  type ClaimedRun,
-  type NewRun,
-  type RunClaim,
-  type RunStateBatch,
-  type RunStore,
-  type RunTransition,
-} from "../ports.js";
-import { ARRAY_INSERT_ROWS, insertRows, type ArrayColumn, type Upsert } from "./array-rows.js";
+import type { ClaimedRun, RunClaim, RunStateBatch, RunStore } from "../ports.js";
+import { ARRAY_INSERT_ROWS, insertRows } from "./array-rows.js";
 import { BatchStatements } from "./batch-statements.js";
+import { oneStatementBatch } from "./one-statement-batch.js";
+import {
+  batchRows,
+  EVENT_COLUMNS,
+  LOG_COLUMNS,
+  NODE_RUN_COLUMNS,
+  NODE_RUN_UPSERT,
+  OUTPUT_COLUMNS,
+  OUTPUT_UPSERT,
+  runToRow,
+  transitionUpdates,
+} from "./run-state-rows.js";
 import { appendEvents, eventRowChunks, seqsOf } from "./event-log-store.js";
 import type { Dialect } from "./dialects/dialect.js";
 import { chunksOfSize, countOf, INSERT_CHUNK, parseJson, toBool, toInt, toNullableStr, toStr } from "./rows.js";
@@ -79,54 +83,6 @@ function dlqFromRow(row: DbRow): DlqEntry {
   };
 }
 
-/** The columns of a node run's row; its upsert updates all but the run and node it belongs to. */
-const NODE_RUN_COLUMNS: readonly ArrayColumn[] = [
-  ["id", "text"],
-  ["run_id", "text"],
-  ["node_id", "text"],
-  ["status", "text"],
-  ["attempt", "integer"],
-  ["row_count", "bigint"],
-  ["duration_ms", "bigint"],
-  ["started_at", "text"],
-  ["finished_at", "text"],
-  ["error", "text"],
-];
-const NODE_RUN_UPSERT: Upsert = {
-  key: ["id"],
-  update: ["status", "attempt", "row_count", "duration_ms", "started_at", "finished_at", "error"],
-};
-const LOG_COLUMNS: readonly ArrayColumn[] = [
-  ["run_id", "text"],
-  ["node_id", "text"],
-  ["level", "text"],
-  ["message", "text"],
-  ["timestamp", "text"],
-];
-const OUTPUT_COLUMNS: readonly ArrayColumn[] = [
-  ["run_id", "text"],
-  ["node_id", "text"],
-  ["kind", "text"],
-  ["data", "text"],
-  ["created_at", "text"],
-];
-const OUTPUT_UPSERT: Upsert = { key: ["run_id", "node_id", "kind"], update: ["data", "created_at"] };
-const EVENT_COLUMNS: readonly ArrayColumn[] = [
-  ["run_id", "text"],
-  ["origin", "text"],
-  ["body", "text"],
-  ["created_at", "text"],
-];
-
-/** A run's row as queued: pending, or claimed already by its `owner` (NewRun). */
-export const runToRow = (r: NewRun): DbRow => ({
-  ...r,
-  params: JSON.stringify(r.params),
-  owner: r.owner ?? null,
-  heartbeat_at: r.owner ? r.started_at : null,
-  epoch: r.owner ? CLAIMED_AT_INSERT_EPOCH : 0,
-});
-
 async function insertChunked(db: Knex | Knex.Transaction, table: string, rows: readonly DbRow[]): Promise<void> {
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) await db(table).insert(rows.slice(i, i + INSERT_CHUNK));
 }
@@ -138,8 +94,7 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
    * numbers, in order) are filled as they run; where the database lacks `UPDATE … RETURNING` (MySQL) the transitions
    * and events are written by `after`, once the statements ran.
    *
-   * The transitions of a batch that go the same way (same target, same states from, same fields) are one statement,
-   * each run's values picked by `case id when … then … end`.
+   * The transitions of a batch that go the same way are one statement (`transitionUpdates`).
    */
   function batchWrites(write: RunStateBatch) {
     const statements = new BatchStatements(dialect.supportsWritableCte);
@@ -151,40 +106,17 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
       const chunk = runs.slice(i, i + INSERT_CHUNK);
       statements.add(knex("runs").insert(chunk.map(runToRow)), { rows: chunk.map((r) => runRow(r.id)) });
     }
-    // one node run can appear several times in a batch (running, then success): keep the last state
-    const latest = new Map<string, NodeRun>();
-    for (const nr of write.nodeRuns) latest.set(nr.id, nr);
+    const { nodeRuns: nrRows, logs: logRows, outputs: outputRows } = batchRows(write);
     // rows go as one JSON parameter per statement (PostgreSQL) or as a VALUES list of INSERT_CHUNK rows
     const maxRows = dialect.arrayRows ? ARRAY_INSERT_ROWS : INSERT_CHUNK;
-    const nrRows = [...latest.values()].map((nr) => ({ ...nr }));
     for (const chunk of chunksOfSize(nrRows, (nr) => nr.error?.length ?? 0, maxRows))
       statements.add(
         insertRows(knex, dialect.arrayRows, "node_runs", NODE_RUN_COLUMNS, chunk, { upsert: NODE_RUN_UPSERT }),
       );
-    const logRows = write.logs.map((l) => ({
-      run_id: l.run_id,
-      node_id: l.node_id,
-      level: l.level,
-      message: l.message,
-      timestamp: l.timestamp,
-    }));
     // log lines are numbered (their ids) in the order given: chunks go in turn, as events do
     for (const chunk of chunksOfSize(logRows, (l) => l.message.length, maxRows))
       statements.add(insertRows(knex, dialect.arrayRows, "run_logs", LOG_COLUMNS, chunk), { ordered: "run_logs" });
-    // one upsert for all outputs; a key twice in it would make PostgreSQL refuse it, so the last one wins
-    const createdAt = new Date().toISOString();
-    const byKey = new Map<string, DbRow>();
-    for (const o of write.outputs) {
-      const row = {
-        run_id: o.run_id,
-        node_id: o.node_id,
-        kind: o.kind,
-        data: JSON.stringify(o.data),
-        created_at: createdAt,
-      };
-      byKey.set(JSON.stringify([o.run_id, o.node_id, o.kind]), row);
-    }
-    for (const chunk of chunksOfSize([...byKey.values()], (row) => (row.data as string).length, maxRows))
+    for (const chunk of chunksOfSize(outputRows, (row) => row.data.length, maxRows))
       statements.add(
         insertRows(knex, dialect.arrayRows, "node_outputs", OUTPUT_COLUMNS, chunk, { upsert: OUTPUT_UPSERT }),
       );
@@ -203,30 +135,10 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
       };
       return { statements, moved, seqs, after: transitions.length + events.length > 0 ? after : null };
     }
-    const groups = new Map<string, RunTransition[]>();
-    for (const t of transitions) {
-      const key = JSON.stringify([t.to, [...t.from].sort(), Object.keys(t.fields).sort()]);
-      groups.set(key, [...(groups.get(key) ?? []), t]);
-    }
-    for (const group of groups.values()) {
-      const { to, from, fields } = group[0]!;
-      const values: Record<string, unknown> = { status: to };
-      for (const name of Object.keys(fields) as (keyof RunTransition["fields"])[]) {
-        values[name] = knex.raw(
-          `case id ${group.map(() => "when ? then ?").join(" ")} end`,
-          group.flatMap((t) => [t.id, t.fields[name] ?? null]),
-        );
-      }
-      const update = knex("runs")
-        .whereIn(
-          "id",
-          group.map((t) => t.id),
-        )
-        .whereIn("status", [...from])
-        .update(values, ["id"]);
-      statements.add(update, {
+    for (const { update, ids } of transitionUpdates(knex, transitions)) {
+      statements.add(update.returning("id"), {
         onRows: (rows) => moved.push(...rows.map((r) => toStr(r.id))),
-        rows: group.map((t) => runRow(t.id)),
+        rows: ids.map(runRow),
       });
     }
     // the event log numbers rows in the order inserted: each chunk's numbers are kept in order, chunks in turn
@@ -441,6 +353,9 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
         await unfenced.statements.run(knex);
         return { moved: unfenced.moved, seqs: unfenced.seqs, refused: [] };
       }
+      // PostgreSQL: the claim check, the writes and the ends' events in one statement where they fit
+      const one = dialect.arrayRows ? oneStatementBatch(knex, batch, claims) : null;
+      if (one) return one();
       return knex.transaction(async (trx) => {
         const refused = await refusedClaims(trx, claims);
         const { statements, moved, seqs, after } = unfenced ?? batchWrites(withoutRuns(batch, refused));

@@ -1,7 +1,7 @@
 import type { Knex } from "knex";
 import type { SchedulerState, SchedulerStateStore } from "../ports.js";
 import { toNullableStr } from "./rows.js";
-import { runToRow } from "./run-store.js";
+import { runToRow } from "./run-state-rows.js";
 
 const nowIso = () => new Date().toISOString();
 
