@@ -61,40 +61,33 @@ const SYNC_CALLS = {
   readlink: (p: string) => syncFs.readlinkSync(p),
 };
 
-async function realPathAllowingMissing(p: string): Promise<string> {
-  const steps = realPathSteps(p);
-  let next = steps.next();
-  while (!next.done) {
-    const { call, path: at } = next.value;
-    let result: unknown;
-    try {
-      result = await (ASYNC_CALLS[call] as (p: string) => Promise<unknown>)(at);
-    } catch (e) {
-      next = steps.throw(e);
-      continue;
-    }
-    next = steps.next(result);
+/**
+ * Takes `steps` to their end, making each call they yield with `calls`, and giving back its result (or throwing its
+ * error in). With synchronous calls it returns the steps' result; with calls that return promises, a promise of it.
+ */
+function drive(
+  steps: Generator<PathCall, string, unknown>,
+  calls: Record<PathCall["call"], (p: string) => unknown>,
+  next = steps.next(),
+): string | Promise<string> {
+  if (next.done) return next.value;
+  let result: unknown;
+  try {
+    result = calls[next.value.call](next.value.path);
+  } catch (e) {
+    return drive(steps, calls, steps.throw(e));
   }
-  return next.value;
+  if (!(result instanceof Promise)) return drive(steps, calls, steps.next(result));
+  return result.then(
+    (value: unknown) => drive(steps, calls, steps.next(value)),
+    (e: unknown) => drive(steps, calls, steps.throw(e)),
+  );
 }
 
+const realPathAllowingMissing = async (p: string): Promise<string> => drive(realPathSteps(p), ASYNC_CALLS);
+
 /** {@link realPathAllowingMissing}, synchronously: for the server's own state files only (see stateFileIdentities). */
-function realPathAllowingMissingNow(p: string): string {
-  const steps = realPathSteps(p);
-  let next = steps.next();
-  while (!next.done) {
-    const { call, path: at } = next.value;
-    let result: unknown;
-    try {
-      result = (SYNC_CALLS[call] as (p: string) => unknown)(at);
-    } catch (e) {
-      next = steps.throw(e);
-      continue;
-    }
-    next = steps.next(result);
-  }
-  return next.value;
-}
+const realPathAllowingMissingNow = (p: string): string => drive(realPathSteps(p), SYNC_CALLS) as string;
 
 /** The server's state files as real paths (and case-folded) and, for those that exist, as device + inode. */
 interface StateFileIdentities {
