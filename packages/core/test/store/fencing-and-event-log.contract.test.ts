@@ -89,7 +89,9 @@ describe.each(dialects)("%s fencing and the event log", (dialect) => {
       const claim = { owner: "slow-owner", epoch: claimed.epoch };
       // another instance takes the run over: its transaction has the row, not yet committed
       const takeover = await b.knex.transaction();
-      await takeover("runs").where({ id: "race-1" }).update({ owner: "new-owner", epoch: claimed.epoch + 1 });
+      await takeover("runs")
+        .where({ id: "race-1" })
+        .update({ owner: "new-owner", epoch: claimed.epoch + 1 });
       const writing = a.runs.writeBatch({
         nodeRuns: [nodeRun("race-nr", "race-1", "success")],
         logs: [{ run_id: "race-1", node_id: "n1", level: "info", message: "late", timestamp: t0 }],
@@ -121,6 +123,24 @@ describe.each(dialects)("%s fencing and the event log", (dialect) => {
       expect(await a.eventLog.ofRun("race-1", 0)).toEqual([]);
     },
   );
+
+  it(`${dialect}: a batch with more bound values than one statement holds is written`, async () => {
+    await a.runs.insert([run("many-1")]);
+    await a.knex("runs").where({ id: "many-1" }).update({ status: "running" });
+    // three groups of 2,500 transitions, four fields each: about 67,000 values
+    const fields = { error: null, started_at: t0, finished_at: t0, owner: null };
+    const transitions = (["success", "failed", "cancelled"] as const).flatMap((to, g) =>
+      Array.from({ length: 2500 }, (_, i) => ({
+        id: g === 0 && i === 0 ? "many-1" : `many-${g}-${i}`,
+        from: ["running" as const],
+        to,
+        fields,
+      })),
+    );
+    const result = await a.runs.writeBatch({ nodeRuns: [], logs: [], outputs: [], transitions, events: [] });
+    expect(result.moved).toEqual(["many-1"]);
+    expect(await a.runs.get("many-1")).toMatchObject({ status: "success" });
+  });
 
   it(`${dialect}: a fenced transition on its own applies only under its claim`, async () => {
     await a.runs.insert([run("ft-1")]);

@@ -4,7 +4,7 @@ import { STATEMENT_BYTES } from "./rows.js";
 type DbRow = Record<string, unknown>;
 
 /** Bound values per combined statement: well under PostgreSQL's 65,535, whatever the parts' sizes. */
-const MAX_BINDINGS = 30_000;
+export const MAX_BINDINGS = 30_000;
 
 export interface PartOptions {
   /** Receives the rows the part returns (`RETURNING`). */

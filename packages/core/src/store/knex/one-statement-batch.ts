@@ -1,6 +1,7 @@
 import type { Knex } from "knex";
 import type { RunClaim, RunStateBatch, RunStateBatchResult } from "../ports.js";
 import { ARRAY_INSERT_ROWS, fitsJsonParameter, insertRows, jsonRowsParameter } from "./array-rows.js";
+import { MAX_BINDINGS } from "./batch-statements.js";
 import { eventRowChunks, seqsOf } from "./event-log-store.js";
 import { INSERT_CHUNK, STATEMENT_BYTES, toStr } from "./rows.js";
 import {
@@ -34,7 +35,7 @@ const CLAIMS = "jsonb_to_recordset(?::jsonb) as c(id text, owner text, epoch big
  * - the events, the refused runs' left out, then those of the moved runs' ends: one insert numbers them in that order.
  *
  * Null when the batch does not fit one statement that way; it then goes as a transaction of several statements:
- * - more rows or bytes than one statement holds, or a value too long for `jsonb`;
+ * - more rows, bytes or bound values than one statement holds, or a value too long for `jsonb`;
  * - a run inserted by the batch and also moved or claimed in it, or moved twice: the parts of one statement see one
  *   snapshot, not one another's writes.
  */
@@ -48,6 +49,8 @@ export function oneStatementBatch(
   const inserted = new Set(runs.map((r) => r.id));
   const moving = new Set(transitions.map((t) => t.id));
   if (moving.size < transitions.length || [...moving, ...claims.keys()].some((id) => inserted.has(id))) return null;
+  // an end is told apart by its event's run (as eventsOfMoved tells it by its transition's)
+  if (transitions.some((t) => t.event && t.event.event.run_id !== t.id)) return null;
   const rows = batchRows(batch);
   const [events = [], ...moreEvents] = eventRowChunks(batch.events ?? [], ARRAY_INSERT_ROWS);
   const [ends = [], ...moreEnds] = eventRowChunks(
@@ -62,11 +65,14 @@ export function oneStatementBatch(
   const parts: { name: string; sql: Knex.Sql }[] = [];
   const add = (name: string, query: Knex.QueryBuilder | Knex.Raw) => parts.push({ name, sql: query.toSQL() });
   const claimed = JSON.stringify([...claims].map(([id, c]) => ({ id, owner: c.owner, epoch: c.epoch })));
+  // locked in id order, as the heartbeat and a takeover lock them (a plan's hash order could deadlock with them)
   add(
     "held",
-    knex.raw(`select id, status, owner, epoch from runs where id in (select c.id from ${CLAIMS}) for update of runs`, [
-      claimed,
-    ]),
+    knex.raw(
+      `select id, status, owner, epoch from runs where id = any(array(select c.id from ${CLAIMS})) ` +
+        `order by id for update of runs`,
+      [claimed],
+    ),
   );
   add(
     "refused",
@@ -113,6 +119,7 @@ export function oneStatementBatch(
     `select 'refused' as k, id as v from refused union all select 'moved', id from moved ` +
     `union all select 'seq', seq::text from events`;
   const bindings = parts.flatMap((p) => p.sql.bindings);
+  if (bindings.length > MAX_BINDINGS) return null;
   return async () => {
     const { rows: result } = (await knex.raw(sql, bindings)) as { rows: DbRow[] };
     const of = (k: string) => result.filter((r) => r.k === k);
