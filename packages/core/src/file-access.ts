@@ -184,10 +184,7 @@ export async function assertConfinedRealPath(
   access: FileAccess,
   opened?: Stats,
 ): Promise<void> {
-  const [realRoots, stat] = await Promise.all([
-    realRootsOf(access),
-    opened ?? fs.stat(real).catch(() => null),
-  ]);
+  const [realRoots, stat] = await Promise.all([realRootsOf(access), opened ?? fs.stat(real).catch(() => null)]);
   checkConfined(requested, real, access, realRoots, stat, real);
 }
 

@@ -80,10 +80,10 @@ describe.each(dialects)("%s fencing and the event log", (dialect) => {
     expect((await a.eventLog.ofRun("kept-1", 0)).map((e) => e.seq)).toEqual(result.seqs);
   });
 
-  // SQLite has one writer, in process: a takeover cannot be half-way through while a batch is written
-  it.skipIf(dialect === "sqlite")(
-    `${dialect}: a batch waiting on a takeover in progress is refused once the takeover commits`,
-    async () => {
+  // PostgreSQL and MySQL only: SQLite has one writer, in process, so a takeover is never half-way through a batch
+  const serverDatabase = dialect !== "sqlite";
+  if (serverDatabase)
+    it(`${dialect}: a batch waiting on a takeover in progress is refused once the takeover commits`, async () => {
       await a.runs.insert([run("race-1")]);
       const claimed = await claimOnly(a, "race-1", "slow-owner");
       const claim = { owner: "slow-owner", epoch: claimed.epoch };
@@ -121,8 +121,7 @@ describe.each(dialects)("%s fencing and the event log", (dialect) => {
       expect(await a.runs.logs("race-1")).toEqual([]);
       expect(await a.runs.output("race-1", "n1", "preview")).toBeNull();
       expect(await a.eventLog.ofRun("race-1", 0)).toEqual([]);
-    },
-  );
+    });
 
   it(`${dialect}: a batch with more bound values than one statement holds is written`, async () => {
     await a.runs.insert([run("many-1")]);

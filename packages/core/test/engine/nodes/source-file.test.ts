@@ -77,7 +77,10 @@ describe("source_file", () => {
       }
       return lines.join("\n") + "\n";
     };
-    for (const [name, bytes] of [["small.csv", 64 * 1024 - 200], ["large.csv", 64 * 1024 + 5000]] as const) {
+    for (const [name, bytes] of [
+      ["small.csv", 64 * 1024 - 200],
+      ["large.csv", 64 * 1024 + 5000],
+    ] as const) {
       const text = csv(bytes);
       await fs.writeFile(path.join(root, name), text);
       const { output } = await read({ path: name });
