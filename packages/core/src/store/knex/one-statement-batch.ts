@@ -62,8 +62,9 @@ export function oneStatementBatch(
   if (tables.some((t) => t.length > ARRAY_INSERT_ROWS || !fitsJsonParameter(t))) return null;
   if (tables.reduce((sum, t) => sum + stringBytes(t), stringBytes(runs)) > STATEMENT_BYTES) return null;
 
-  const parts: { name: string; sql: Knex.Sql }[] = [];
-  const add = (name: string, query: Knex.QueryBuilder | Knex.Raw) => parts.push({ name, sql: query.toSQL() });
+  const parts: { name: string; sql: Knex.Sql; materialized: boolean }[] = [];
+  const add = (name: string, query: Knex.QueryBuilder | Knex.Raw, materialized = false) =>
+    parts.push({ name, sql: query.toSQL(), materialized });
   const claimed = JSON.stringify([...claims].map(([id, c]) => ({ id, owner: c.owner, epoch: c.epoch })));
   // locked in id order, as the heartbeat and a takeover lock them (a plan's hash order could deadlock with them)
   add(
@@ -73,6 +74,7 @@ export function oneStatementBatch(
         `order by id for update of runs`,
       [claimed],
     ),
+    true,
   );
   add(
     "refused",
@@ -82,6 +84,7 @@ export function oneStatementBatch(
         `or h.epoch is distinct from c.epoch`,
       [claimed],
     ),
+    true,
   );
   if (runs.length > 0) add("new_runs", knex("runs").insert(runs.map(runToRow)));
   const except = { exceptRunsIn: "refused" };
@@ -115,7 +118,7 @@ export function oneStatementBatch(
     ),
   );
   const sql =
-    `with ${parts.map((p) => `${p.name === "held" || p.name === "refused" ? `${p.name} as materialized` : `${p.name} as`} (${p.sql.sql})`).join(", ")} ` +
+    `with ${parts.map((p) => `${p.name} as${p.materialized ? " materialized" : ""} (${p.sql.sql})`).join(", ")} ` +
     `select 'refused' as k, id as v from refused union all select 'moved', id from moved ` +
     `union all select 'seq', seq::text from events`;
   const bindings = parts.flatMap((p) => p.sql.bindings);

@@ -14,7 +14,7 @@ export interface Dialect {
   readonly supportsUpdateReturning: boolean;
   /** Whether `INSERT`/`UPDATE` may be parts of one statement (`WITH p AS (INSERT …) …`): a batch's writes combined. */
   readonly supportsWritableCte: boolean;
-  /** Whether a batch's rows are inserted from one array parameter per column (`unnest`: array-rows.ts). */
+  /** Whether a batch's rows go as one JSON parameter per statement (`jsonb_array_elements`: array-rows.ts). */
   readonly arrayRows: boolean;
   /**
    * Wakes other processes when events are appended (PostgreSQL: NOTIFY from a trigger on `run_events`, delivered at
