@@ -138,7 +138,9 @@ async function attack(code: string, config: Record<string, unknown> = {}): Promi
 
 function expectNothingLeaked(outcome: Outcome): void {
   for (const secret of secrets) expect(outcome.visible).not.toContain(secret);
-  expect(outcome.visible).not.toMatch(new RegExp(`(?<![0-9])${serverPid}(?![0-9])`));
+  // The escapes hand the pid out as a row's `pid` field. A bare number would also match honest output: in a fresh
+  // container the server's pid is small, and the console flood logs "flood 0" … "flood 199999".
+  expect(outcome.visible).not.toMatch(new RegExp(`"pid":\\s*${serverPid}(?![0-9])`));
   expect(outcome.visible).not.toMatch(/root:x:0:0/);
   expect(outcome.slowestHealthMs).toBeLessThanOrEqual(300);
 }
