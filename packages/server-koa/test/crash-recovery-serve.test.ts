@@ -130,12 +130,13 @@ describe("crash recovery with a real server process", () => {
       },
     });
     const pipelineId = ((await created.json()) as { id: string }).id;
-    const until = String(Date.now() + 4000);
+    // long enough for `fast` and `slow` to start on a busy machine (the sandbox's first worker, the polling below)
+    const until = String(Date.now() + 8000);
     const run = (await (
       await api(first.url, `/pipelines/${pipelineId}/run`, { method: "POST", json: { params: { until } } })
     ).json()) as { id: string };
     let slowRunning = false;
-    for (let i = 0; i < 300 && !slowRunning; i++) {
+    for (let i = 0; i < 600 && !slowRunning; i++) {
       const state = (await (await api(first.url, `/runs/${run.id}`)).json()) as {
         node_runs: { node_id: string; status: string }[];
       };

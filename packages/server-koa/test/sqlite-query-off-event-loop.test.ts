@@ -124,7 +124,7 @@ describe("user SQL on SQLite runs off the event loop", () => {
     expect((await cancelAndWait(id)).status).toBe("cancelled");
   });
 
-  it("while a long source_db query runs, /health and GET /runs/{id} answer in ≤ 300 ms, and cancel ends it within 2 s", async () => {
+  it("while a long source_db query runs, /health and GET /runs/{id} answer in ≤ 1 s, and cancel ends it within 2 s", async () => {
     const id = await startLongQuery("long sqlite query");
     const slow: string[] = [];
     // probe for 3 s of the query's run time
@@ -133,7 +133,9 @@ describe("user SQL on SQLite runs off the event loop", () => {
       for (const url of [`${t.baseUrl}/health`, `${t.baseUrl}/api/runs/${id}`]) {
         const { ms, status } = await timed(url);
         expect(status).toBe(200);
-        if (ms > 300) slow.push(`${url} took ${Math.round(ms)} ms`);
+        // a query on the event loop blocks every answer for the whole 3 s; one late answer on a busy 2-core
+        // machine (this process serves and asks) takes a few hundred ms
+        if (ms > 1_000) slow.push(`${url} took ${Math.round(ms)} ms`);
       }
       await new Promise((r) => setTimeout(r, 100));
     }

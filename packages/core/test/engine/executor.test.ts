@@ -212,7 +212,8 @@ describe("executor", () => {
   it("cancel: the executing node is stopped and ends cancelled, no new node starts; a finished run cannot be cancelled (409)", async () => {
     const id = await pipeline({
       nodes: [
-        { id: "slow", type: "code", config: { code: "x", sleep_ms: 300 } },
+        // long enough that the poll below cannot miss it running: the cancel ends it
+        { id: "slow", type: "code", config: { code: "x", sleep_ms: 30_000 } },
         { id: "next", type: "code", config: { code: "x" } },
       ],
       edges: [{ from: "slow", to: "next" }],
@@ -245,7 +246,8 @@ describe("executor", () => {
     try {
       const id = await pipeline({
         nodes: [
-          { id: "slow", type: "code", config: { code: "x", sleep_ms: 2500 } },
+          // far longer than the other instance's cancel takes to be noticed here (a poll a second), on a busy machine
+          { id: "slow", type: "code", config: { code: "x", sleep_ms: 10_000 } },
           { id: "next", type: "code", config: { code: "x" } },
         ],
         edges: [{ from: "slow", to: "next" }],

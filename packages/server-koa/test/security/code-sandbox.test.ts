@@ -11,7 +11,7 @@ import { tempDir } from "../../../../test-support/databases.js";
  * The attacks an editor would send in a `code` node, against a real `sluice serve` process. Each one must fail (or
  * return nothing of the server), and none of the server's pid, its environment (a canary variable), the secrets key
  * or the JWT secret may appear in the run, its logs, node errors, previews or DLQ; `/health` keeps answering within
- * 300 ms while the attack runs.
+ * a second while the attack runs.
  */
 const BIN = fileURLToPath(new URL("../../bin/sluice.js", import.meta.url));
 const CANARY = `canary-${randomBytes(8).toString("hex")}`;
@@ -142,7 +142,9 @@ function expectNothingLeaked(outcome: Outcome): void {
   // container the server's pid is small, and the console flood logs "flood 0" … "flood 199999".
   expect(outcome.visible).not.toMatch(new RegExp(`"pid":\\s*${serverPid}(?![0-9])`));
   expect(outcome.visible).not.toMatch(/root:x:0:0/);
-  expect(outcome.slowestHealthMs).toBeLessThanOrEqual(300);
+  // a stall of the server's thread by an attack lasts its node's timeout (2–3 s) or the whole parse of what it returns;
+  // one late answer on a busy 2-core machine (client, server and other test files share it) takes a few hundred ms
+  expect(outcome.slowestHealthMs).toBeLessThanOrEqual(1000);
 }
 
 /** What each escape tries to do once it holds the host's `process`. */
