@@ -130,13 +130,18 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
 }
 
 /** The owner id (`{instance id}:{pid}:{random}`) of a run in a PostgreSQL database: which instance executes it. */
-export async function pgRunOwner(url: string, runId: string): Promise<string> {
+/** The row of run `runId` in the PostgreSQL database at `url`, read directly (what the servers wrote). */
+export async function pgRunRow(url: string, runId: string): Promise<Record<string, unknown> | undefined> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ owner: string | null }>("select owner from runs where id = $1", [runId]);
-    return rows[0]?.owner ?? "";
+    const { rows } = await client.query<Record<string, unknown>>("select * from runs where id = $1", [runId]);
+    return rows[0];
   } finally {
     await client.end();
   }
+}
+
+export async function pgRunOwner(url: string, runId: string): Promise<string> {
+  return ((await pgRunRow(url, runId))?.owner as string | null | undefined) ?? "";
 }

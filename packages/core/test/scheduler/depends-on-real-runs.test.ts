@@ -17,6 +17,16 @@ afterEach(async () => {
 
 const codeNode = (code: string) => [{ id: "work", type: "code", config: { code } }];
 
+/** The run's status once it is neither pending nor running (polled; a sandboxed node can take seconds to start). */
+async function settled(s: Sluice, runId: string): Promise<string> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const { status } = await s.runs.get(runId);
+    if ((status !== "pending" && status !== "running") || Date.now() > deadline) return status;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 describe("depends_on gates scheduled runs (real runs, moved clock)", () => {
   it("skips the slot while the dependency's latest run failed, naming it, and runs once it succeeded", async () => {
     db = await createTestDatabase("sqlite");
@@ -28,9 +38,7 @@ describe("depends_on gates scheduled runs (real runs, moved clock)", () => {
       nodes: codeNode("throw new Error('source down')"),
     });
     const failed = await sluice.runs.trigger(upstream.id);
-    for (let i = 0; i < 200 && ["pending", "running"].includes((await sluice.runs.get(failed.id)).status); i++)
-      await new Promise((r) => setTimeout(r, 20));
-    expect((await sluice.runs.get(failed.id)).status).toBe("failed");
+    expect(await settled(sluice, failed.id)).toBe("failed");
 
     const downstream = await sluice.pipelines.create({
       name: "downstream",
@@ -39,7 +47,8 @@ describe("depends_on gates scheduled runs (real runs, moved clock)", () => {
     });
     const skipped: { blocked_by?: string[]; pipeline_id: string }[] = [];
     sluice.events.on("schedule.skipped", (e) => skipped.push(e));
-    await new Promise((r) => setTimeout(r, 50)); // registration is immediate but asynchronous
+    // registered on the pipeline's event, asynchronously: done here too, so no wait can be too short
+    await sluice.scheduler.refresh(downstream.id);
     clock.current = Date.parse("2026-11-22T10:01:00Z");
     await sluice.scheduler.tick();
     expect(await storeOf(sluice).knex("runs").where("pipeline_id", downstream.id).count({ n: "*" })).toEqual([
@@ -52,8 +61,7 @@ describe("depends_on gates scheduled runs (real runs, moved clock)", () => {
 
     await sluice.pipelines.update(upstream.id, { nodes: codeNode("return [{ ok: true }];") });
     const ok = await sluice.runs.trigger(upstream.id);
-    for (let i = 0; i < 200 && ["pending", "running"].includes((await sluice.runs.get(ok.id)).status); i++)
-      await new Promise((r) => setTimeout(r, 20));
+    expect(await settled(sluice, ok.id)).toBe("success");
     clock.current = Date.parse("2026-11-22T10:02:00Z");
     await sluice.scheduler.tick();
     const runs = (await storeOf(sluice).knex("runs").where("pipeline_id", downstream.id).select("trigger")) as {
