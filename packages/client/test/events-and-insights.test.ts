@@ -51,7 +51,9 @@ describe("client events and insights", () => {
       expect.arrayContaining(["run.created", "run.started", "node.started", "node.completed", "run.completed"]),
     );
     expect(received.find((e) => e.type === "node.completed")).toMatchObject({ node_id: "gen", row_count: 2 });
-    for (let i = 0; i < 100 && !closed; i++) await new Promise((r) => setTimeout(r, 20));
+    // the late subscription may still be connecting and replaying: a deadline, not a count of short waits
+    for (const deadline = Date.now() + 15_000; !closed && Date.now() < deadline;)
+      await new Promise((r) => setTimeout(r, 20));
     expect(closed).toBe(true);
   });
 

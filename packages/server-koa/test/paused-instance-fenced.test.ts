@@ -78,7 +78,11 @@ describe.skipIf(!postgres)("an instance paused past the stale limit is fenced of
       owner.child.kill("SIGCONT");
 
       const output = () => owner.output();
-      for (let i = 0; i < 100 && !/taken over by another instance/.test(output()); i++) await sleep(50);
+      for (
+        const deadline = Date.now() + 30_000;
+        !/taken over by another instance/.test(output()) && Date.now() < deadline;
+      )
+        await sleep(50);
       expect(output()).toMatch(new RegExp(`run ${run.id}: taken over by another instance`));
       // give the woken owner time to try everything it would write
       await sleep(2 * HEARTBEAT_MS + 500);
@@ -97,7 +101,10 @@ describe.skipIf(!postgres)("an instance paused past the stale limit is fenced of
       // the woken owner still serves, and runs new work normally
       const next = await api<{ id: string }>(owner.url, `/pipelines/${pipeline.id}/run`, { params: {} });
       let done = await api<RunState>(owner.url, `/runs/${next.id}`);
-      for (let i = 0; i < 200 && !["success", "failed"].includes(done.status); i++) {
+      for (
+        const deadline = Date.now() + 30_000;
+        !["success", "failed"].includes(done.status) && Date.now() < deadline;
+      ) {
         await sleep(50);
         done = await api<RunState>(owner.url, `/runs/${next.id}`);
       }

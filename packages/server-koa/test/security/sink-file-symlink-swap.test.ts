@@ -136,7 +136,7 @@ describe("sink_file while the attacker swaps a directory with a symlink to the d
     expect(outcomes.success).toBeGreaterThan(0);
     expect(outcomes.failed).toBeGreaterThan(0);
     expect(dataDirState()).toEqual(before);
-  }, 20_000);
+  }, 60_000);
 
   it("still writes normally: a new file 0640 or tighter, a replaced file keeps its mode", async () => {
     const file = path.join(rootsDir, "plain", "out.csv");
