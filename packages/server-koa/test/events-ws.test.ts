@@ -96,6 +96,9 @@ describe("WebSocket event stream", () => {
       timestamp: ts(),
     });
     t.sluice.events.emit("run.completed", { run_id: "run-C", pipeline_id: "p", status: "success", timestamp: ts() });
+    // logged before the client is back: else a batch committed while it connects sends them live (the new socket
+    // hears every run until it subscribes) and the replay sends them again
+    await t.sluice.executor.writes.flush();
     const second = await connect();
     second.ws.send(JSON.stringify({ type: "subscribe", run_id: "run-C", since: started.seq }));
     const done = await second.next((m) => m.type === "run.completed");
