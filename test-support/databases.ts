@@ -129,7 +129,6 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
   }
 }
 
-/** The owner id (`{instance id}:{pid}:{random}`) of a run in a PostgreSQL database: which instance executes it. */
 /** The row of run `runId` in the PostgreSQL database at `url`, read directly (what the servers wrote). */
 export async function pgRunRow(url: string, runId: string): Promise<Record<string, unknown> | undefined> {
   const client = new pg.Client({ connectionString: url });
@@ -142,6 +141,7 @@ export async function pgRunRow(url: string, runId: string): Promise<Record<strin
   }
 }
 
+/** The owner id (`{instance id}:{pid}:{random}`) of a run in a PostgreSQL database: which instance executes it. */
 export async function pgRunOwner(url: string, runId: string): Promise<string> {
   return ((await pgRunRow(url, runId))?.owner as string | null | undefined) ?? "";
 }

@@ -2,6 +2,7 @@ import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WebSocketLike, StreamEvent } from "../src/index.js";
 import { startTestServer, type TestServer } from "../../../test-support/http.js";
+import { pollUntil } from "../../../test-support/poll.js";
 
 let t: TestServer;
 beforeAll(async () => {
@@ -51,9 +52,8 @@ describe("client events and insights", () => {
       expect.arrayContaining(["run.created", "run.started", "node.started", "node.completed", "run.completed"]),
     );
     expect(received.find((e) => e.type === "node.completed")).toMatchObject({ node_id: "gen", row_count: 2 });
-    // the late subscription may still be connecting and replaying: a deadline, not a count of short waits
-    for (const deadline = Date.now() + 15_000; !closed && Date.now() < deadline;)
-      await new Promise((r) => setTimeout(r, 20));
+    // the late subscription may still be connecting and replaying
+    await pollUntil(() => closed || undefined, { timeoutMs: 15_000 });
     expect(closed).toBe(true);
   });
 

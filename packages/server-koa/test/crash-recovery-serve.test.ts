@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { createKnexStore } from "../../core/src/store/knex/create-knex-store.js";
 import { tempDir } from "../../../test-support/databases.js";
+import { pollUntil } from "../../../test-support/poll.js";
 
 const BIN = fileURLToPath(new URL("../bin/sluice.js", import.meta.url));
 const children: ChildProcess[] = [];
@@ -135,14 +136,16 @@ describe("crash recovery with a real server process", () => {
     const run = (await (
       await api(first.url, `/pipelines/${pipelineId}/run`, { method: "POST", json: { params: { until } } })
     ).json()) as { id: string };
-    let slowRunning = false;
-    for (let i = 0; i < 600 && !slowRunning; i++) {
-      const state = (await (await api(first.url, `/runs/${run.id}`)).json()) as {
-        node_runs: { node_id: string; status: string }[];
-      };
-      slowRunning = state.node_runs.some((n) => n.node_id === "slow" && n.status === "running");
-      if (!slowRunning) await new Promise((r) => setTimeout(r, 10));
-    }
+    // seen running before `until`, when it would return
+    const slowRunning = await pollUntil(
+      async () => {
+        const state = (await (await api(first.url, `/runs/${run.id}`)).json()) as {
+          node_runs: { node_id: string; status: string }[];
+        };
+        return state.node_runs.some((n) => n.node_id === "slow" && n.status === "running") || undefined;
+      },
+      { timeoutMs: Number(until) - Date.now(), everyMs: 10 },
+    );
     expect(slowRunning).toBe(true);
     await kill(first.child);
 

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { createTestDatabase, pgRunOwner, tempDir, testDialects } from "../../../test-support/databases.js";
+import { pollUntil } from "../../../test-support/poll.js";
 import { apiJson, spawnInstance, type ServeProcess } from "../../../test-support/serve-process.js";
 
 const HEARTBEAT_MS = 500;
@@ -78,11 +79,7 @@ describe.skipIf(!postgres)("an instance paused past the stale limit is fenced of
       owner.child.kill("SIGCONT");
 
       const output = () => owner.output();
-      for (
-        const deadline = Date.now() + 30_000;
-        !/taken over by another instance/.test(output()) && Date.now() < deadline;
-      )
-        await sleep(50);
+      await pollUntil(() => /taken over by another instance/.test(output()) || undefined, { everyMs: 50 });
       expect(output()).toMatch(new RegExp(`run ${run.id}: taken over by another instance`));
       // give the woken owner time to try everything it would write
       await sleep(2 * HEARTBEAT_MS + 500);
@@ -100,15 +97,14 @@ describe.skipIf(!postgres)("an instance paused past the stale limit is fenced of
       expect(late).toEqual(["interrupted: its instance stopped; not resumed, no retry left for slow (attempt 1)"]);
       // the woken owner still serves, and runs new work normally
       const next = await api<{ id: string }>(owner.url, `/pipelines/${pipeline.id}/run`, { params: {} });
-      let done = await api<RunState>(owner.url, `/runs/${next.id}`);
-      for (
-        const deadline = Date.now() + 30_000;
-        !["success", "failed"].includes(done.status) && Date.now() < deadline;
-      ) {
-        await sleep(50);
-        done = await api<RunState>(owner.url, `/runs/${next.id}`);
-      }
-      expect(done.status).toBe("success");
+      const done = await pollUntil(
+        async () => {
+          const state = await api<RunState>(owner.url, `/runs/${next.id}`);
+          return ["success", "failed"].includes(state.status) ? state : undefined;
+        },
+        { everyMs: 50 },
+      );
+      expect(done?.status).toBe("success");
     } finally {
       await db.drop();
     }

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createSluice, storeOf, type Sluice } from "../../src/service/create-sluice.js";
 import { silentLogger } from "../../src/logger.js";
 import { createTestDatabase, type TestDatabase } from "../../../../test-support/databases.js";
+import { pollUntil } from "../../../../test-support/poll.js";
 
 class MovableClock {
   constructor(public current: number) {}
@@ -17,15 +18,12 @@ afterEach(async () => {
 
 const codeNode = (code: string) => [{ id: "work", type: "code", config: { code } }];
 
-/** The run's status once it is neither pending nor running (polled; a sandboxed node can take seconds to start). */
-async function settled(s: Sluice, runId: string): Promise<string> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
+/** The run's status once it is neither pending nor running (a sandboxed node can take seconds to start). */
+const settled = (s: Sluice, runId: string) =>
+  pollUntil(async () => {
     const { status } = await s.runs.get(runId);
-    if ((status !== "pending" && status !== "running") || Date.now() > deadline) return status;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+    return status === "pending" || status === "running" ? undefined : status;
+  });
 
 describe("depends_on gates scheduled runs (real runs, moved clock)", () => {
   it("skips the slot while the dependency's latest run failed, naming it, and runs once it succeeded", async () => {
