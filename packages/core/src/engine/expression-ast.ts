@@ -5,11 +5,12 @@
  * per evaluation here, the largest cost of a chain of `transform` nodes; these closures take well under 1 µs. No code
  * is generated (no `eval`, no `new Function`): every closure below is a fixed function over one AST node.
  *
- * An AST node of a kind not listed here makes `compileJexlAst` return `null`; the caller then evaluates with Jexl
- * itself. Every kind is checked against Jexl's own evaluation by `expression-ast.test.ts`: the same value, or an
- * error where Jexl fails. Two differences remain. Jexl's message can carry extra `Error: ` prefixes. Jexl also
- * evaluates every operand before it fails, while the closures stop at the first error; that matters only for
- * functions with side effects, and none has any.
+ * An AST node of a kind not listed here makes `compileJexlAst` return `null`; the caller then refuses the expression.
+ * Every kind is checked against Jexl's own evaluation by `expression-ast.test.ts`: the same value, or an error where
+ * Jexl fails. Three differences remain. Property reads see only a value's own data (readOwn), where Jexl also reads
+ * what the value inherits (`constructor`, `__proto__`, methods). Jexl's message can carry extra `Error: ` prefixes.
+ * Jexl also evaluates every operand before it fails, while the closures stop at the first error; that matters only
+ * for functions with side effects, and none has any.
  */
 
 import { ownProperty } from "./dataset.js";
@@ -46,6 +47,20 @@ type Eval = (ctx: Record<string, unknown>, rel: unknown) => unknown;
 const POOL_NAMES: Record<string, string> = { functions: "Jexl Function", transforms: "Transform" };
 
 class Unsupported extends Error {}
+
+/**
+ * What an expression reads of a value: its own property `key`, never one it inherits (`constructor`, `__proto__`,
+ * a method) and never a function. Expressions thus see data only: a row's columns, `params`, a list's items and
+ * length, a text's characters and length; they can neither reach `Function` or `Object.prototype` nor put a
+ * function into a row, where later code (`toJSON`, `then`) would call it.
+ */
+export function readOwn(base: unknown, key: unknown): unknown {
+  if (base === undefined || base === null) return undefined;
+  const k = key as PropertyKey;
+  if (!Object.hasOwn(base as object, k)) return undefined;
+  const value = (base as Record<PropertyKey, unknown>)[k];
+  return typeof value === "function" ? undefined : value;
+}
 
 /** Closures for `ast`, or `null` when it holds a node kind this compiler does not know. */
 export function compileJexlAst(
@@ -116,15 +131,19 @@ function compileNode(ast: JexlAst, grammar: JexlGrammar): Eval {
 function identifier(ast: JexlAst, sub: (node: JexlAst | undefined) => Eval): Eval {
   const name = ast.value as string;
   if (!ast.from) {
-    if (ast.relative) return (_c, r) => (r as Record<string, unknown>)[name];
-    return (c) => c[name];
+    if (ast.relative) return (_c, r) => readOwn(r, name);
+    return (c) => readOwn(c, name);
   }
   const from = sub(ast.from);
   return (c, r) => {
     let base = from(c, r);
     if (base === undefined || base === null) return undefined;
-    if (Array.isArray(base)) base = base[0];
-    return (base as Record<string, unknown>)[name];
+    if (Array.isArray(base)) {
+      base = readOwn(base, 0);
+      // as Jexl: a property of an empty list's first item is a TypeError
+      if (base === undefined || base === null) return (base as unknown as Record<string, unknown>)[name];
+    }
+    return readOwn(base, name);
   };
 }
 
@@ -155,7 +174,9 @@ function filter(ast: JexlAst, sub: (node: JexlAst | undefined) => Eval): Eval {
     const s = subject(c, r);
     const key = expr(c, r);
     if (typeof key === "boolean") return key ? s : undefined;
-    return (s as Record<string, unknown>)[key as string];
+    // as Jexl: indexing nothing (`missing[0]`) is a TypeError, where `missing.x` is undefined
+    if (s === undefined || s === null) return (s as unknown as Record<string, unknown>)[key as string];
+    return readOwn(s, key);
   };
 }
 

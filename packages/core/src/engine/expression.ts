@@ -10,12 +10,11 @@ import { compileJexlAst, type JexlAst, type JexlGrammar } from "./expression-ast
  * interpreter over a parsed AST — never `eval` or `new Function`. Expressions see only the variables given to them
  * (e.g. a row's columns, `params`, `row_count`). Syntax: `amount * 1.2`, `status == "ok" && qty > 0`,
  * `name|upper`, `a ? b : c`, `x in ["a","b"]`. Jexl parses; the parsed AST is evaluated by closures over it
- * (expression-ast.ts), with Jexl's own `evalSync` for any AST kind those do not know.
+ * (expression-ast.ts), which read only values' own data: `row["constructor"]` or `params["__proto__"]` is undefined.
  */
 const { Jexl } = jexlModule as unknown as { Jexl: new () => JexlInstance };
 
 interface JexlExpression {
-  evalSync(context?: object): unknown;
   _getAst?(): JexlAst;
 }
 interface JexlInstance {
@@ -98,10 +97,11 @@ function compile(source: string): CompiledExpression {
   } catch (e) {
     throw invalid((e as Error).message);
   }
-  // `_getAst` and `_grammar` are Jexl's own (2.x): without them, Jexl evaluates alone
+  // `_getAst` and `_grammar` are Jexl's own (2.x). Only the closures evaluate: they read own data only (readOwn),
+  // where Jexl's evaluator would read inherited properties too
   const ast = compiled._getAst?.();
-  const closures = ast && jexl._grammar ? compileJexlAst(ast, jexl._grammar) : null;
-  const evaluate = closures ?? ((variables: Record<string, unknown>) => compiled.evalSync(variables));
+  const evaluate = ast && jexl._grammar ? compileJexlAst(ast, jexl._grammar) : null;
+  if (!evaluate) throw invalid("too complex to evaluate (split it into several rules)");
   return (variables) => {
     try {
       return evaluate(variables);

@@ -139,8 +139,6 @@ const written = [
   "list(a, s, [1])",
   "nope(1)",
   "s|nope",
-  'obj["constructor"]',
-  'obj["constructor"].name',
   's["length"]',
   "s.length",
   "list.length",
@@ -190,6 +188,24 @@ describe("Jexl AST closures", () => {
     expect(
       compileJexlAst({ type: "BinaryExpression", operator: "<=>", left: { type: "Literal", value: 1 } }, jexl._grammar),
     ).toBeNull();
+  });
+
+  it("read only own data, where Jexl also reads what a value inherits", () => {
+    const ctx = contexts[2] as Record<string, unknown>;
+    for (const [source, jexlGives] of [
+      ['obj["constructor"]', Object],
+      ['obj["constructor"].name', "Object"],
+      ['s["constructor"]', String],
+      ['obj["__proto__"]', Object.prototype],
+      ['obj["hasOwnProperty"]', Object.prototype.hasOwnProperty],
+      ["s.toUpperCase", String.prototype.toUpperCase],
+      ['list["map"]', Array.prototype.map],
+      ["list[.toUpperCase]", ["a", "b"]],
+    ] as const) {
+      expect(jexl.compile(source).evalSync(ctx), source).toEqual(jexlGives);
+      const closures = compileJexlAst(jexl.compile(source)._getAst(), jexl._grammar)!;
+      expect(closures(ctx), source).toEqual(source.includes("[.") ? [] : undefined);
+    }
   });
 
   it("refuse prototype names: Jexl does not parse them, and a call names only a pool's own function", () => {
