@@ -104,6 +104,9 @@ export function subscribeEvents(
       // hello, subscribed, pong and errors are the protocol's own; only events reach the caller
       if (typeof parsed?.type !== "string" || !isStreamedEventType(parsed.type)) return;
       const event = parsed as StreamedEvent;
+      // until the server has handled the `subscribe`, a new socket hears every run
+      if (options.run_id !== undefined && event.run_id !== options.run_id) return;
+      if (options.pipeline_id !== undefined && event.pipeline_id !== options.pipeline_id) return;
       if (lastSeq !== undefined && options.run_id && event.seq <= lastSeq) return; // already delivered
       lastSeq = event.seq;
       onEvent(event);

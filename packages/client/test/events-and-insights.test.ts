@@ -57,6 +57,45 @@ describe("client events and insights", () => {
     expect(closed).toBe(true);
   });
 
+  it("a run's subscription delivers only that run's events, also those the socket hears before it subscribes", async () => {
+    const ts = () => new Date().toISOString();
+    let subscribed!: () => void;
+    const serverSubscribed = new Promise<void>((resolve) => (subscribed = resolve));
+    // a real socket whose `subscribe` goes out only after it has heard another run's event: until the server handles
+    // the subscribe, a new socket hears every run
+    class LateSubscribe extends WebSocket {
+      override send(data: string): void {
+        this.on("message", (raw) => {
+          const message = JSON.parse(raw.toString()) as { type: string; run_id?: string };
+          if (message.run_id === "run-other") super.send(data);
+          if (message.type === "subscribed") subscribed();
+        });
+        t.sluice.events.emit("run.started", {
+          run_id: "run-other",
+          pipeline_id: "p",
+          status: "running",
+          timestamp: ts(),
+        });
+      }
+    }
+    const received: StreamEvent[] = [];
+    const done = new Promise<void>((resolve) =>
+      t.client.events.subscribe(
+        { run_id: "run-mine" },
+        (e) => {
+          received.push(e);
+          if (e.type === "run.completed") resolve();
+        },
+        { WebSocket: LateSubscribe as unknown as WebSocketLike },
+      ),
+    );
+    await serverSubscribed;
+    t.sluice.events.emit("run.started", { run_id: "run-mine", pipeline_id: "p", status: "running", timestamp: ts() });
+    t.sluice.events.emit("run.completed", { run_id: "run-mine", pipeline_id: "p", status: "success", timestamp: ts() });
+    await done;
+    expect(received.map((e) => `${e.run_id} ${e.type}`)).toEqual(["run-mine run.started", "run-mine run.completed"]);
+  });
+
   it("runs.wait, insights, scheduler and purge go through the API", async () => {
     const p = await t.client.pipelines.create({ ...pipeline, name: "client-insights", schedule: "0 3 * * *" });
     const run = await t.client.runs.trigger(p.id);

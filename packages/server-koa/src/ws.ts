@@ -33,6 +33,12 @@ export interface EventStream {
 type Filter = Omit<StreamSubscribeMessage, "type" | "since">;
 
 const JSON_HEADERS = { "Content-Type": "application/json" };
+/**
+ * How many sent events a socket remembers, so that a replay never repeats one (about 100 KB once full). A replay
+ * overlaps what the socket was sent of the run between its connect (or an earlier, wider subscription) and its
+ * `subscribe`: usually a few events.
+ */
+const REMEMBERED_SEQS = 4096;
 
 const matches = (filter: Filter, e: StreamedEvent) =>
   (filter.run_id === undefined || e.run_id === filter.run_id) &&
@@ -92,12 +98,21 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
       }
       ws.send(JSON.stringify(message));
     };
+    // the seqs of the events this socket was sent, oldest first (one sequence for every instance): a `since` replay
+    // skips them, since before its `subscribe` was handled the socket may have heard the same events live
+    const sentSeqs = new Set<number>();
+    const sendEvent = (event: StreamedEvent) => {
+      if (sentSeqs.has(event.seq)) return;
+      sentSeqs.add(event.seq);
+      if (sentSeqs.size > REMEMBERED_SEQS) sentSeqs.delete(sentSeqs.values().next().value as number);
+      send(event);
+    };
     // while a subscription's replay is read from the event log, live events of that run wait, then follow it
     let held: StreamedEvent[] | null = null;
     const unsubscribe = sluice.journal.subscribe((event) => {
       if (!matches(filter, event)) return;
       if (held) held.push(event);
-      else send(event);
+      else sendEvent(event);
     });
     ws.on("pong", () => alive.set(ws, true));
     ws.on("close", () => {
@@ -129,10 +144,10 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
           if (next.run_id !== undefined && since !== undefined) {
             const waiting: StreamedEvent[] = [];
             held = waiting;
-            void replay(next.run_id, since, send).then((sent) => {
+            void replay(next.run_id, since, sendEvent).then((sent) => {
               if (held !== waiting) return; // subscribed again meanwhile: that subscription's replay takes over
               held = null;
-              for (const e of waiting) if (e.seq > sent && matches(filter, e)) send(e);
+              for (const e of waiting) if (e.seq > sent && matches(filter, e)) sendEvent(e);
             });
           }
           return;
@@ -146,7 +161,7 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
    * Sends the run's logged events after `since`; a run the log has forgotten (events older than its retention) gets
    * its terminal event, if it ended, from the run itself. Resolves with the highest `seq` sent.
    */
-  async function replay(runId: string, since: number, send: (m: StreamServerMessage) => void): Promise<number> {
+  async function replay(runId: string, since: number, send: (e: StreamedEvent) => void): Promise<number> {
     const logged = await sluice.journal.since(runId, 0).catch(() => []);
     const missed = logged.filter((e) => e.seq > since);
     for (const e of missed) send(e);

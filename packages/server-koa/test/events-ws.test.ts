@@ -96,9 +96,8 @@ describe("WebSocket event stream", () => {
       timestamp: ts(),
     });
     t.sluice.events.emit("run.completed", { run_id: "run-C", pipeline_id: "p", status: "success", timestamp: ts() });
-    // logged before the client is back: else a batch committed while it connects sends them live (the new socket
-    // hears every run until it subscribes) and the replay sends them again
-    await t.sluice.executor.writes.flush();
+    // whether these two are committed before the new socket subscribes (and it hears them live: it hears every run
+    // until then) or after (and the replay sends them), they arrive once each
     const second = await connect();
     second.ws.send(JSON.stringify({ type: "subscribe", run_id: "run-C", since: started.seq }));
     const done = await second.next((m) => m.type === "run.completed");
@@ -108,6 +107,34 @@ describe("WebSocket event stream", () => {
       "run.completed",
     ]);
     second.ws.close();
+  });
+
+  it("never sends an event twice: a replay skips what the socket was already sent live", async () => {
+    const c = await connect();
+    await c.next((m) => m.type === "hello");
+    // before any subscribe the socket hears every run: it gets run-D's events live
+    t.sluice.events.emit("run.started", { run_id: "run-D", pipeline_id: "p", status: "running", timestamp: ts() });
+    t.sluice.events.emit("log", {
+      run_id: "run-D",
+      pipeline_id: "p",
+      node_id: null,
+      level: "info",
+      message: "heard live",
+      timestamp: ts(),
+    });
+    await c.next((m) => m.type === "log" && m.run_id === "run-D");
+    // then it subscribes to that run with an old `since`: the replay holds both events again, and sends neither
+    c.ws.send(JSON.stringify({ type: "subscribe", run_id: "run-D", since: 0 }));
+    await c.next((m) => m.type === "subscribed");
+    t.sluice.events.emit("run.completed", { run_id: "run-D", pipeline_id: "p", status: "success", timestamp: ts() });
+    await c.next((m) => m.type === "run.completed" && m.run_id === "run-D");
+    // a ping answered after the completion: anything the replay would still send is in by now
+    c.ws.send(JSON.stringify({ type: "ping" }));
+    await c.next((m) => m.type === "pong");
+    const events = c.messages.filter((m) => m.run_id === "run-D" && m.type !== "subscribed");
+    expect(events.map((m) => m.type)).toEqual(["run.started", "log", "run.completed"]);
+    expect(new Set(events.map((m) => m.seq)).size).toBe(3);
+    c.ws.close();
   });
 
   it("answers bad messages with an error and unknown paths with 404 before the handshake", async () => {
