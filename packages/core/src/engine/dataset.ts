@@ -7,6 +7,12 @@ export interface DataSet {
   rows: Row[];
 }
 
+/**
+ * The row's own value of `column` (undefined when the row lacks it): never one it inherits, such as `constructor`
+ * (the `Object` function) for a row without a "constructor" column.
+ */
+export const cell = (row: Row, column: string): unknown => (Object.hasOwn(row, column) ? row[column] : undefined);
+
 /** Sets `out[key]` as an own property, also for the key `__proto__` (an assignment would set the prototype). */
 export function ownProperty(out: Record<string, unknown>, key: string, value: unknown): void {
   if (key === "__proto__")

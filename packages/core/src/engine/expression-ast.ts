@@ -62,11 +62,54 @@ export function readOwn(base: unknown, key: unknown): unknown {
   return typeof value === "function" ? undefined : value;
 }
 
+/**
+ * What evaluations may do in all: one node run's evaluations share one budget (a `transform` over all its rows), so
+ * neither a single row nor many rows can hold the event loop or exhaust memory. Each limit fails the expression
+ * with an error naming it.
+ */
+export class EvaluationBudget {
+  /** List items tested by relative filters (`list[.x > 1]`) and `in`, and items of the lists and objects made. */
+  items = 0;
+  /** Characters of the texts made by `+`, functions and transforms (a text made longer than its inputs). */
+  chars = 0;
+}
+/** About a second of filtering on this machine. */
+export const MAX_EVALUATED_ITEMS = 10_000_000;
+/** 200 MB of text at most. */
+export const MAX_MADE_CHARS = 100_000_000;
+
+/** The budget of the evaluation under way: evaluation is synchronous, so one at a time. */
+let budget = new EvaluationBudget();
+
+function spendItems(n: number): void {
+  if ((budget.items += n) > MAX_EVALUATED_ITEMS)
+    throw new Error(
+      `more than ${MAX_EVALUATED_ITEMS.toLocaleString("en")} list items tested or made in one node run; ` +
+        "filter the rows first, or split the work",
+    );
+}
+
+function spendChars(text: string, ...inputs: unknown[]): void {
+  let longest = 0;
+  for (const v of inputs) if (typeof v === "string" && v.length > longest) longest = v.length;
+  if (text.length <= longest) return;
+  if ((budget.chars += text.length) > MAX_MADE_CHARS)
+    throw new Error(`more than ${MAX_MADE_CHARS.toLocaleString("en")} characters of text made in one node run`);
+}
+
+/** Items of a value made by an expression, counted through every nested list and object (shared ones each time). */
+function spendValue(value: unknown): void {
+  if (typeof value !== "object" || value === null) return;
+  const items = Array.isArray(value) ? value : Object.values(value);
+  spendItems(items.length);
+  for (const item of items) spendValue(item);
+}
+
 /** Closures for `ast`, or `null` when it holds a node kind this compiler does not know. */
 export function compileJexlAst(
   ast: JexlAst,
   grammar: JexlGrammar,
-): ((context: Record<string, unknown>) => unknown) | null {
+): ((context: Record<string, unknown>, spend?: EvaluationBudget) => unknown) | null {
   let root: Eval;
   try {
     root = compileNode(ast, grammar);
@@ -74,7 +117,14 @@ export function compileJexlAst(
     // an unknown kind, or a tree too deep to compile by recursion (`a + a + … + a`, thousands of terms)
     return null;
   }
-  return (context) => root(context, context);
+  return (context, spend = new EvaluationBudget()) => {
+    budget = spend;
+    const value = root(context, context);
+    // a list or object it made (or passed on) is counted whole: rules can nest one in the next, each a few
+    // references to the last, and later steps (previews, sinks) copy them out in full
+    spendValue(value);
+    return value;
+  };
 }
 
 function compileNode(ast: JexlAst, grammar: JexlGrammar): Eval {
@@ -111,7 +161,10 @@ function compileNode(ast: JexlAst, grammar: JexlGrammar): Eval {
       return filter(ast, sub);
     case "ArrayLiteral": {
       const items = (ast.value as JexlAst[]).map(sub);
-      return (c, r) => items.map((item) => item(c, r));
+      return (c, r) => {
+        spendItems(items.length);
+        return items.map((item) => item(c, r));
+      };
     }
     case "ObjectLiteral": {
       const entries = Object.entries(ast.value as Record<string, JexlAst>).map(([k, v]) => [k, sub(v)] as const);
@@ -156,6 +209,21 @@ function binary(ast: JexlAst, grammar: JexlGrammar, sub: (node: JexlAst | undefi
   if (ast.operator === "||") return (c, r) => left(c, r) || right(c, r);
   const op = grammar.elements[ast.operator ?? ""]?.eval;
   if (!op) throw new Unsupported(`binary operator ${ast.operator}`);
+  if (ast.operator === "in")
+    return (c, r) => {
+      const l = left(c, r);
+      const rv = right(c, r);
+      if (Array.isArray(rv)) spendItems(rv.length);
+      return op(l, rv);
+    };
+  if (ast.operator === "+")
+    return (c, r) => {
+      const l = left(c, r);
+      const rv = right(c, r);
+      const v = op(l, rv);
+      if (typeof v === "string") spendChars(v, l, rv);
+      return v;
+    };
   return (c, r) => op(left(c, r), right(c, r));
 }
 
@@ -166,6 +234,8 @@ function filter(ast: JexlAst, sub: (node: JexlAst | undefined) => Eval): Eval {
     return (c, r) => {
       const s = subject(c, r);
       const list = Array.isArray(s) ? s : s === undefined ? [] : [s];
+      // nested filters multiply: `l[(l[(l[.x]|length) > 0]|length) > 0]` tests length³ items
+      spendItems(list.length);
       // as Jexl: a falsy element (0, "", null) is no relative context, so `.x` then reads the expression's context
       return list.filter((elem) => expr(c, elem || c));
     };
@@ -190,6 +260,9 @@ function call(ast: JexlAst, grammar: JexlGrammar, sub: (node: JexlAst | undefine
     // looked up at each call, as Jexl does; only the pool's own entries (not `constructor` or `toString`)
     const fn = Object.hasOwn(pool, name) ? pool[name] : undefined;
     if (!fn) throw new Error(`${poolName} ${name} is not defined.`);
-    return fn(...args.map((arg) => arg(c, r)));
+    const values = args.map((arg) => arg(c, r));
+    const result = fn(...values);
+    if (typeof result === "string") spendChars(result, ...values);
+    return result;
   };
 }

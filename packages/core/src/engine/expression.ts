@@ -3,7 +3,9 @@ import jexlModule from "jexl";
 import Lexer from "jexl/dist/Lexer.js";
 import { SluiceError } from "../errors.js";
 import { replaceText } from "./replace-text.js";
-import { compileJexlAst, type JexlAst, type JexlGrammar } from "./expression-ast.js";
+import { compileJexlAst, type EvaluationBudget, type JexlAst, type JexlGrammar } from "./expression-ast.js";
+
+export { EvaluationBudget, MAX_EVALUATED_ITEMS, MAX_MADE_CHARS } from "./expression-ast.js";
 
 /**
  * The one safe expression evaluator of the engine (`transform` add_column/filter, `condition`): Jexl, an
@@ -28,8 +30,8 @@ const jexl = new Jexl();
 /** Longest expression text: real ones are a line or a list of values; this keeps a parse under tens of ms. */
 export const MAX_EXPRESSION_LENGTH = 10_000;
 /**
- * Deepest nesting of `(`, `[` and `{`: Jexl's parser takes time quadratic in it (2,000 levels: about 1.5 s of
- * the event loop on this machine).
+ * Deepest nesting of `(`, `[` and `{`, and most conditionals (`?`): Jexl's parser takes time quadratic in either
+ * (2,000 levels: about 1.5 s of the event loop on this machine).
  */
 export const MAX_EXPRESSION_NESTING = 64;
 const str = (v: unknown) => (v === null || v === undefined ? "" : String(v));
@@ -60,7 +62,11 @@ jexl.addFunction("coalesce", (...args) => args.find((a) => a !== null && a !== u
 jexl.addFunction("now", () => new Date().toISOString());
 jexl.addFunction("isNull", (v) => v === null || v === undefined);
 
-export type CompiledExpression = (variables: Record<string, unknown>) => unknown;
+/**
+ * Evaluates over `variables`. Evaluations given one `budget` share its limits (a node run gives all its evaluations
+ * one); without one, the evaluation has a budget of its own.
+ */
+export type CompiledExpression = (variables: Record<string, unknown>, budget?: EvaluationBudget) => unknown;
 
 /** Compiled expressions by source: a pipeline's expressions are parsed once, not on every run. */
 const COMPILED = new Map<string, CompiledExpression>();
@@ -86,12 +92,18 @@ function compile(source: string): CompiledExpression {
     throw invalid(`longer than ${MAX_EXPRESSION_LENGTH} characters (${source.length})`);
   let compiled: JexlExpression;
   let depth: number;
+  let conditionals: number;
   try {
-    depth = nestingDepth(new Lexer(jexl._grammar).tokenize(source));
+    const tokens = new Lexer(jexl._grammar).tokenize(source);
+    depth = nestingDepth(tokens);
+    // `a ? b : c ? …` nests without brackets, and Jexl's parser is quadratic in it too
+    conditionals = tokens.filter((t) => t.type === "question").length;
   } catch (e) {
     throw invalid((e as Error).message);
   }
   if (depth > MAX_EXPRESSION_NESTING) throw invalid(`nested deeper than ${MAX_EXPRESSION_NESTING} levels (${depth})`);
+  if (conditionals > MAX_EXPRESSION_NESTING)
+    throw invalid(`more than ${MAX_EXPRESSION_NESTING} conditionals (${conditionals}); split it into several rules`);
   try {
     compiled = jexl.compile(source);
   } catch (e) {
@@ -102,9 +114,9 @@ function compile(source: string): CompiledExpression {
   const ast = compiled._getAst?.();
   const evaluate = ast && jexl._grammar ? compileJexlAst(ast, jexl._grammar) : null;
   if (!evaluate) throw invalid("too complex to evaluate (split it into several rules)");
-  return (variables) => {
+  return (variables, budget) => {
     try {
-      return evaluate(variables);
+      return evaluate(variables, budget);
     } catch (e) {
       throw new SluiceError("invalid", `expression "${source}" failed: ${(e as Error).message}`);
     }

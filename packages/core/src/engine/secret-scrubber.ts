@@ -169,8 +169,9 @@ export class SecretScrubber {
       for (let i = 0; i < value.length; i++) out[i] = this.scrubValue(value[i] as unknown);
       return out as T;
     }
-    const proto = Object.getPrototypeOf(value) as object | null;
-    if (proto !== Object.prototype && proto !== null) return value;
+    // a date or binary value holds no text; any other object (a class instance, or a row whose prototype a
+    // "__proto__" key once set) is masked like a plain one, by its own enumerable keys
+    if (value instanceof Date || ArrayBuffer.isView(value)) return value;
     const record = value as Record<string, unknown>;
     const out: Record<string, unknown> = {};
     for (const k of Object.keys(record)) ownProperty(out, k, this.scrubValue(record[k]));

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { SluiceError } from "../../src/errors.js";
-import { compileExpression, MAX_EXPRESSION_LENGTH, MAX_EXPRESSION_NESTING } from "../../src/engine/expression.js";
+import {
+  compileExpression,
+  MAX_EVALUATED_ITEMS,
+  MAX_EXPRESSION_LENGTH,
+  MAX_EXPRESSION_NESTING,
+  MAX_MADE_CHARS,
+} from "../../src/engine/expression.js";
 import { transformConfig, transformNode } from "../../src/engine/nodes/transform.js";
 import { MAX_REPLACED_LENGTH } from "../../src/engine/replace-text.js";
 import { nodeContext } from "../engine/peer-server.js";
@@ -71,5 +77,69 @@ describe("expression attacks", () => {
     }
     for (const source of ["globalThis", "process", "require", "this", "params"])
       expect(compileExpression(source)(row), source).toBeUndefined();
+  });
+
+  it("a chain of conditionals, which Jexl's parser also takes quadratic time over, is refused before parsing", () => {
+    for (const source of [`${"a?:".repeat(3300)}a`, `${"a?a:".repeat(2499)}a`]) {
+      const e = failure(() => compileExpression(source));
+      expect(e).toBeInstanceOf(SluiceError);
+      expect((e as SluiceError).message).toContain(`more than ${MAX_EXPRESSION_NESTING} conditionals`);
+    }
+    const most = `${"z ? 1 : ".repeat(MAX_EXPRESSION_NESTING)}2`;
+    expect(compileExpression(most)({ z: false })).toBe(2);
+  });
+
+  it("nested relative filters, which multiply, stop at the budget instead of holding the event loop for hours", () => {
+    const L = Array.from({ length: 1000 }, () => 1);
+    const e = failure(() => compileExpression("L[.x || (L[.x || (L[.x]|length) == 0]|length) == 0]")({ L }));
+    expect(e).toBeInstanceOf(SluiceError);
+    expect((e as SluiceError).message).toContain(`more than ${MAX_EVALUATED_ITEMS.toLocaleString("en")} list items`);
+    // `in` over a large list, for every item of it, counts too
+    const big = Array.from({ length: 5000 }, (_, i) => i);
+    expect(failure(() => compileExpression("big[. in big]")({ big }))).toBeInstanceOf(SluiceError);
+    // an honest filter of a list is well inside it
+    expect(compileExpression("L[.x || true]|length")({ L })).toBe(1000);
+  });
+
+  it("text doubled by + stops at the budget instead of exhausting the heap", () => {
+    const a = "€".repeat(900_000);
+    const e = failure(() => compileExpression(Array(500).fill("a").join(" + "))({ a }));
+    expect(e).toBeInstanceOf(SluiceError);
+    expect((e as SluiceError).message).toContain(`more than ${MAX_MADE_CHARS.toLocaleString("en")} characters`);
+    // the same through concat()
+    expect(failure(() => compileExpression(`concat(${Array(500).fill("a").join(", ")})`)({ a }))).toBeInstanceOf(
+      SluiceError,
+    );
+    expect(compileExpression('first + " " + last')({ first: "Ada", last: "Lovelace" })).toBe("Ada Lovelace");
+  });
+
+  it("one node run shares the budget: many rows, or rules that nest lists in lists, cannot add up past it", async () => {
+    const { ctx } = nodeContext("transform");
+    const row = `[${Array(300).fill("i").join(",")}]`;
+    const nesting = transformConfig.parse({
+      rules: [
+        { type: "add_column", name: "c0", expression: row },
+        { type: "add_column", name: "c1", expression: `[${Array(300).fill("c0").join(",")}]` },
+        { type: "add_column", name: "c2", expression: `[${Array(300).fill("c1").join(",")}]` },
+      ],
+    });
+    await expect(transformNode.run(ctx, nesting, [{ columns: ["i"], rows: [{ i: 1 }] }])).rejects.toThrow(
+      /list items tested or made in one node run/,
+    );
+    // each row's filter is small, but 20,000 rows of them are not
+    const many = transformConfig.parse({ rules: [{ type: "filter", expression: "(L[.v > 0]|length) > 0" }] });
+    const L = Array.from({ length: 1000 }, (_, v) => ({ v }));
+    const rows = Array.from({ length: 20_000 }, () => ({ L }));
+    await expect(transformNode.run(ctx, many, [{ columns: ["L"], rows }])).rejects.toThrow(/list items/);
+    // while 100,000 honest rows pass
+    const honest = transformConfig.parse({
+      rules: [
+        { type: "add_column", name: "label", expression: 'name + " (" + tags[0] + ")"' },
+        { type: "filter", expression: '"b" in tags' },
+      ],
+    });
+    const data = Array.from({ length: 100_000 }, (_, i) => ({ name: `n${i}`, tags: ["a", "b", "c"] }));
+    const { output } = await transformNode.run(ctx, honest, [{ columns: ["name", "tags"], rows: data }]);
+    expect(output?.rows).toHaveLength(100_000);
   });
 });

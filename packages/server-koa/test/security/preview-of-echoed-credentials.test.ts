@@ -12,7 +12,15 @@ const TOKEN = "tok-9f8e7d6c5b4a3928";
 let t: TestServer;
 let peer: PeerServer;
 beforeAll(async () => {
-  peer = await startPeer((req) => ({ json: [{ auth: req.headers.authorization ?? "", echoed: `token=${TOKEN}` }] }));
+  peer = await startPeer((req) => ({
+    json: [
+      // the second path's rows also carry a "__proto__" key: a node that built rows by assignment made the parsed
+      // object the row's prototype, and the preview passed such a row through unmasked
+      req.url?.startsWith("/proto")
+        ? JSON.parse(`{"__proto__":{"x":1},"auth":${JSON.stringify(req.headers.authorization ?? "")}}`)
+        : { auth: req.headers.authorization ?? "", echoed: `token=${TOKEN}` },
+    ],
+  }));
   t = await startTestServer("sqlite");
 });
 afterAll(async () => {
@@ -41,5 +49,43 @@ describe("attack: an API that echoes the connection's credentials into the rows"
     expect(preview).toContain("********");
     expect(preview).not.toContain(TOKEN);
     expect(profile).not.toContain(TOKEN);
+  });
+
+  it('masks them, and keeps a "__proto__" column, through union, join and aggregate', async () => {
+    const connection = { conn_id: "echo2", type: "http", host: peer.url, extra: JSON.stringify({ token: TOKEN }) };
+    expect((await t.fetch("/connections", { method: "POST", json: connection })).status).toBe(201);
+    const api = (id: string) => ({ id, type: "source_api", config: { conn_id: "echo2", path: "/proto" } });
+    const { run } = await runPipeline(t, {
+      name: "echo credentials under __proto__",
+      nodes: [
+        api("api"),
+        api("api2"),
+        { id: "all", type: "union", config: {} },
+        { id: "joined", type: "join", config: { on: "auth", how: "inner" } },
+        {
+          id: "grouped",
+          type: "transform",
+          config: {
+            rules: [{ type: "aggregate", group_by: ["__proto__", "auth"], aggregations: [{ function: "count" }] }],
+          },
+        },
+      ],
+      edges: [
+        { from: "api", to: "all" },
+        { from: "api", to: "joined" },
+        { from: "api2", to: "joined" },
+        { from: "api", to: "grouped" },
+      ],
+    });
+    expect(run.status, JSON.stringify(run)).toBe("success");
+    for (const node of ["api", "all", "joined", "grouped"]) {
+      const preview = await (await t.fetch(`/runs/${run.id}/nodes/${node}/preview`)).text();
+      const profile = await (await t.fetch(`/runs/${run.id}/nodes/${node}/profile`)).text();
+      expect(preview, node).not.toContain(TOKEN);
+      expect(profile, node).not.toContain(TOKEN);
+      expect(preview, node).toContain("********");
+      expect(preview, node).toContain('__proto__":{"x":1}'); // the join names it api.__proto__ and api2.__proto__
+    }
+    expect(Object.getOwnPropertyNames(Object.prototype)).not.toContain("x");
   });
 });

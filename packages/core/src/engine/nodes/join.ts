@@ -1,12 +1,12 @@
 import { SluiceError } from "../../errors.js";
-import type { Row } from "../dataset.js";
+import { cell, ownProperty, type Row } from "../dataset.js";
 import { defineNodeType } from "../node-type.js";
 import { z } from "zod";
 import { nonEmpty, loose } from "./config-parts.js";
 
 const list = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 const keyOf = (row: Row, columns: readonly string[]) => {
-  const values = columns.map((c) => row[c]);
+  const values = columns.map((c) => cell(row, c));
   // SQL semantics: a null key never matches
   return values.some((v) => v === null || v === undefined) ? null : JSON.stringify(values);
 };
@@ -48,9 +48,9 @@ export const joinNode = defineNodeType({
 
     const build = (l: Row | null, r: Row | null): Row => {
       const out: Row = {};
-      leftOn.forEach((c, i) => (out[c] = l ? (l[c] ?? null) : (r?.[rightOn[i]!] ?? null)));
-      for (const c of leftRest) out[leftName(c)] = l ? (l[c] ?? null) : null;
-      for (const c of rightRest) out[rightName(c)] = r ? (r[c] ?? null) : null;
+      leftOn.forEach((c, i) => ownProperty(out, c, (l ? cell(l, c) : r ? cell(r, rightOn[i]!) : null) ?? null));
+      for (const c of leftRest) ownProperty(out, leftName(c), (l ? cell(l, c) : null) ?? null);
+      for (const c of rightRest) ownProperty(out, rightName(c), (r ? cell(r, c) : null) ?? null);
       return out;
     };
 

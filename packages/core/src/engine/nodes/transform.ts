@@ -1,6 +1,6 @@
 import { SluiceError } from "../../errors.js";
-import { copyRow, ownProperty, withValue, type DataSet, type Row } from "../dataset.js";
-import { compileExpression } from "../expression.js";
+import { cell, copyRow, ownProperty, withValue, type DataSet, type Row } from "../dataset.js";
+import { compileExpression, EvaluationBudget } from "../expression.js";
 import { replaceText } from "../replace-text.js";
 import { defineNodeType } from "../node-type.js";
 import { z } from "zod";
@@ -115,7 +115,7 @@ class RowScope {
 }
 
 /** A key that tells rows apart by the given columns (values of any type). */
-const keyOf = (row: Row, columns: readonly string[]) => JSON.stringify(columns.map((c) => row[c] ?? null));
+const keyOf = (row: Row, columns: readonly string[]) => JSON.stringify(columns.map((c) => cell(row, c) ?? null));
 
 function aggregate(data: DataSet, rule: Extract<TransformRule, { type: "aggregate" }>): DataSet {
   const groups = new Map<string, { first: Row; rows: Row[] }>();
@@ -128,16 +128,16 @@ function aggregate(data: DataSet, rule: Extract<TransformRule, { type: "aggregat
   const names = rule.aggregations.map((a) => a.as ?? (a.column ? `${a.function}_${a.column}` : a.function));
   const rows = [...groups.values()].map(({ first, rows: members }) => {
     const out: Row = {};
-    for (const c of rule.group_by) out[c] = first[c] ?? null;
+    for (const c of rule.group_by) ownProperty(out, c, cell(first, c) ?? null);
     rule.aggregations.forEach((a, i) => {
-      const values = a.column ? members.map((r) => r[a.column!]).filter((v) => !isNull(v)) : members;
+      const values = a.column ? members.map((r) => cell(r, a.column!)).filter((v) => !isNull(v)) : members;
       const nums = () => values.map(Number).filter((n) => Number.isFinite(n));
       let result: unknown = null;
       if (a.function === "count") result = values.length;
       else if (a.function === "sum") result = nums().reduce((s, n) => s + n, 0);
       else if (a.function === "avg") result = nums().length ? nums().reduce((s, n) => s + n, 0) / nums().length : null;
       else if (values.length) result = [...values].sort(compare)[a.function === "min" ? 0 : values.length - 1];
-      out[names[i]!] = result;
+      ownProperty(out, names[i]!, result);
     });
     return out;
   });
@@ -145,7 +145,12 @@ function aggregate(data: DataSet, rule: Extract<TransformRule, { type: "aggregat
 }
 
 /** Applies one rule to a data set (new arrays; input rows are not mutated). */
-export function applyRule(data: DataSet, rule: TransformRule, params: Readonly<Record<string, string>>): DataSet {
+export function applyRule(
+  data: DataSet,
+  rule: TransformRule,
+  params: Readonly<Record<string, string>>,
+  budget: EvaluationBudget = new EvaluationBudget(),
+): DataSet {
   const { columns, rows } = data;
   switch (rule.type) {
     case "rename": {
@@ -181,13 +186,13 @@ export function applyRule(data: DataSet, rule: TransformRule, params: Readonly<R
       const scope = new RowScope(columns, params);
       return {
         columns: columns.includes(rule.name) ? columns : [...columns, rule.name],
-        rows: rows.map((r) => withValue(r, rule.name, fn(scope.of(r)) ?? null)),
+        rows: rows.map((r) => withValue(r, rule.name, fn(scope.of(r), budget) ?? null)),
       };
     }
     case "filter": {
       const fn = compileExpression(rule.expression);
       const scope = new RowScope(columns, params);
-      return { columns, rows: rows.filter((r) => Boolean(fn(scope.of(r)))) };
+      return { columns, rows: rows.filter((r) => Boolean(fn(scope.of(r), budget))) };
     }
     case "cast": {
       const targets = [...list(rule.columns), ...list(rule.column)];
@@ -274,9 +279,11 @@ export const transformNode = defineNodeType({
   async run(ctx, config, inputs) {
     let data: DataSet = inputs[0] ?? { columns: [], rows: [] };
     const before = data.rows.length;
+    // the expressions of all rules over all rows share one budget (docs/nodes.md#transform)
+    const budget = new EvaluationBudget();
     config.rules.forEach((rule, i) => {
       try {
-        data = applyRule(data, rule, ctx.params);
+        data = applyRule(data, rule, ctx.params, budget);
       } catch (e) {
         throw new SluiceError("invalid", `rule ${i + 1} (${rule.type}): ${(e as Error).message}`);
       }
