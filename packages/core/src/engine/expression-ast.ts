@@ -56,6 +56,8 @@ class Unsupported extends Error {}
  */
 export function readOwn(base: unknown, key: unknown): unknown {
   if (base === undefined || base === null) return undefined;
+  // a binary value's (BLOB column's) length is its own datum, though a getter it inherits
+  if (key === "length" && ArrayBuffer.isView(base) && "length" in base) return base.length;
   const k = key as PropertyKey;
   if (!Object.hasOwn(base as object, k)) return undefined;
   const value = (base as Record<PropertyKey, unknown>)[k];

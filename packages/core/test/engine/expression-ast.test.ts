@@ -208,6 +208,13 @@ describe("Jexl AST closures", () => {
     }
   });
 
+  it("read a binary value's length, and its bytes", () => {
+    const blob = Buffer.from("abc");
+    expect(compileExpression("blob.length")({ blob })).toBe(3);
+    expect(compileExpression("blob[0]")({ blob })).toBe(97);
+    expect(compileExpression('blob["toString"]')({ blob })).toBeUndefined();
+  });
+
   it("refuse prototype names: Jexl does not parse them, and a call names only a pool's own function", () => {
     for (const source of ['constructor("x")', "s|constructor", "s.__proto__", "toString()", "s|hasOwnProperty"]) {
       expect(() => compileExpression(source)({ s: "x" }), source).toThrow(/invalid expression/);

@@ -1,4 +1,4 @@
-import { EMPTY_DATASET, type DataSet } from "../dataset.js";
+import { cell, EMPTY_DATASET, ownProperty, type DataSet } from "../dataset.js";
 import { compileExpression } from "../expression.js";
 import { defineNodeType } from "../node-type.js";
 import { z } from "zod";
@@ -26,7 +26,7 @@ export function columnAggregates(data: DataSet): Aggregates {
     let min = Infinity;
     let max = -Infinity;
     for (const row of data.rows) {
-      const v = row[c];
+      const v = cell(row, c);
       if (v === null || v === undefined) continue;
       count++;
       const x = numeric(v);
@@ -36,11 +36,11 @@ export function columnAggregates(data: DataSet): Aggregates {
       if (x < min) min = x;
       if (x > max) max = x;
     }
-    agg.count[c] = count;
-    agg.sum[c] = n ? sum : null;
-    agg.min[c] = n ? min : null;
-    agg.max[c] = n ? max : null;
-    agg.avg[c] = n ? sum / n : null;
+    ownProperty(agg.count, c, count);
+    ownProperty(agg.sum, c, n ? sum : null);
+    ownProperty(agg.min, c, n ? min : null);
+    ownProperty(agg.max, c, n ? max : null);
+    ownProperty(agg.avg, c, n ? sum / n : null);
   }
   return agg;
 }
