@@ -1,5 +1,5 @@
 import type { ColumnProfile, NodeProfile } from "../model/run.js";
-import type { DataSet } from "./dataset.js";
+import { cell, type DataSet } from "./dataset.js";
 import { DistinctCounter } from "./distinct-counter.js";
 
 export type { ColumnProfile, NodeProfile };
@@ -45,7 +45,7 @@ function computeProfile(nodeId: string, data: DataSet): NodeProfile {
     const types = new Set<string>();
     let lastType = "";
     for (const row of data.rows) {
-      const v = row[name];
+      const v = cell(row, name);
       if (v === null || v === undefined) {
         nulls++;
         continue;

@@ -35,15 +35,36 @@ const bindable = (params) =>
     v instanceof Uint8Array && !Buffer.isBuffer(v) ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : v,
   );
 
+/**
+ * A row of a statement read in raw mode, as an object of its columns' own keys. better-sqlite3's own row objects are
+ * built by assignment, so a column named "__proto__" would set the row's prototype instead of a key.
+ */
+function rowOf(names, values) {
+  const row = {};
+  for (let i = 0; i < names.length; i++) {
+    if (names[i] === "__proto__")
+      Object.defineProperty(row, "__proto__", {
+        value: values[i],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    else row[names[i]] = values[i];
+  }
+  return row;
+}
+
+const columnNames = (statement) => statement.columns().map((c) => c.name);
+
 function nextBatch(query, size) {
-  query.iterator ??= query.statement.iterate(bindable(query.params));
+  query.iterator ??= query.statement.raw(true).iterate(bindable(query.params));
   const rows = [];
   let blobs = false;
   while (rows.length < size) {
     const step = query.iterator.next();
     if (step.done) return { rows, blobs, done: true };
-    if (!blobs) blobs = Object.values(step.value).some((v) => v instanceof Uint8Array);
-    rows.push(step.value);
+    if (!blobs) blobs = step.value.some((v) => v instanceof Uint8Array);
+    rows.push(rowOf(query.names, step.value));
   }
   return { rows, blobs, done: false };
 }
@@ -53,7 +74,17 @@ function handle(m) {
     case "run": {
       const statement = prepareCached(m.sql);
       const params = bindable(m.params);
-      if (statement.reader) return { t: "done", changes: 0, rows: statement.all(params) };
+      if (statement.reader) {
+        const names = columnNames(statement);
+        return {
+          t: "done",
+          changes: 0,
+          rows: statement
+            .raw(true)
+            .all(params)
+            .map((values) => rowOf(names, values)),
+        };
+      }
       return { t: "done", changes: statement.run(params).changes, rows: [] };
     }
     case "runMany": {
@@ -63,8 +94,8 @@ function handle(m) {
     }
     case "prepare": {
       const statement = db.prepare(m.sql);
-      queries.set(m.id, { statement, params: m.params, iterator: null });
-      const columns = statement.reader ? statement.columns().map((c) => c.name) : [];
+      const columns = statement.reader ? columnNames(statement) : [];
+      queries.set(m.id, { statement, params: m.params, iterator: null, names: columns });
       return { t: "statement", reader: statement.reader, readonly: statement.readonly, columns };
     }
     case "more": {

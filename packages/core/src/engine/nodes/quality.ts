@@ -1,5 +1,5 @@
 import { SluiceError } from "../../errors.js";
-import type { Row } from "../dataset.js";
+import { cell, type Row } from "../dataset.js";
 import { defineNodeType } from "../node-type.js";
 import { z } from "zod";
 import { loose } from "./config-parts.js";
@@ -7,22 +7,31 @@ import { loose } from "./config-parts.js";
 type Check = (typeof qualityConfig)["_zod"]["output"]["checks"][number];
 
 const isNull = (v: unknown) => v === null || v === undefined || v === "";
-const num = (v: unknown) => (typeof v === "number" ? v : Number(v));
+/** A value as text: a date as ISO, a list or object as its JSON (one with its own `toString` key has no text). */
+const text = (v: unknown) =>
+  v instanceof Date
+    ? Number.isNaN(v.getTime())
+      ? "Invalid Date"
+      : v.toISOString()
+    : v !== null && typeof v === "object"
+      ? JSON.stringify(v)
+      : String(v);
+const num = (v: unknown) => (typeof v === "number" ? v : v instanceof Date ? v.getTime() : Number(text(v)));
 const cmp = (a: unknown, b: unknown) =>
-  typeof b === "number" ? num(a) - b : String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
+  typeof b === "number" ? num(a) - b : text(a) < text(b) ? -1 : text(a) > text(b) ? 1 : 0;
 
 function typeMatches(value: unknown, expected: string): boolean {
   switch (expected) {
     case "number":
-      return typeof value === "number" ? Number.isFinite(value) : value !== "" && Number.isFinite(Number(value));
+      return typeof value === "number" ? Number.isFinite(value) : value !== "" && Number.isFinite(num(value));
     case "integer":
-      return Number.isInteger(typeof value === "number" ? value : Number(value));
+      return Number.isInteger(num(value));
     case "string":
       return typeof value === "string";
     case "boolean":
       return typeof value === "boolean" || value === 0 || value === 1;
     case "date":
-      return !Number.isNaN(new Date(String(value)).getTime());
+      return !Number.isNaN(new Date(text(value)).getTime());
     default:
       return true;
   }
@@ -39,14 +48,14 @@ function runCheck(check: Check, rows: Row[], now: Date): { bad: Set<number>; tab
   switch (check.type) {
     case "not_null": {
       const cols = check.columns ?? [need()];
-      rows.forEach((r, i) => cols.some((c) => isNull(r[c])) && bad.add(i));
+      rows.forEach((r, i) => cols.some((c) => isNull(cell(r, c))) && bad.add(i));
       break;
     }
     case "unique": {
       const cols = check.columns ?? [need()];
       const seen = new Map<string, number>();
       rows.forEach((r, i) => {
-        const k = JSON.stringify(cols.map((c) => r[c] ?? null));
+        const k = JSON.stringify(cols.map((c) => cell(r, c) ?? null));
         if (seen.has(k)) bad.add(i);
         else seen.set(k, i);
       });
@@ -57,7 +66,7 @@ function runCheck(check: Check, rows: Row[], now: Date): { bad: Set<number>; tab
     case "range": {
       const c = need();
       rows.forEach((r, i) => {
-        const v = r[c];
+        const v = cell(r, c);
         if (isNull(v)) return;
         if ((check.type === "min" || check.type === "range") && check.min !== undefined && cmp(v, check.min) < 0)
           bad.add(i);
@@ -70,19 +79,28 @@ function runCheck(check: Check, rows: Row[], now: Date): { bad: Set<number>; tab
       const c = need();
       if (!check.pattern) throw new SluiceError("invalid", "regex check needs a pattern");
       const re = new RegExp(check.pattern);
-      rows.forEach((r, i) => !isNull(r[c]) && !re.test(String(r[c])) && bad.add(i));
+      rows.forEach((r, i) => {
+        const v = cell(r, c);
+        if (!isNull(v) && !re.test(text(v))) bad.add(i);
+      });
       break;
     }
     case "accepted_values": {
       const c = need();
       const allowed = new Set((check.values ?? []).map((v) => JSON.stringify(v)));
-      rows.forEach((r, i) => !isNull(r[c]) && !allowed.has(JSON.stringify(r[c])) && bad.add(i));
+      rows.forEach((r, i) => {
+        const v = cell(r, c);
+        if (!isNull(v) && !allowed.has(JSON.stringify(v))) bad.add(i);
+      });
       break;
     }
     case "type_check": {
       const c = need();
       const expected = check.expected_type ?? "string";
-      rows.forEach((r, i) => !isNull(r[c]) && !typeMatches(r[c], expected) && bad.add(i));
+      rows.forEach((r, i) => {
+        const v = cell(r, c);
+        if (!isNull(v) && !typeMatches(v, expected)) bad.add(i);
+      });
       break;
     }
     case "row_count": {
@@ -96,7 +114,12 @@ function runCheck(check: Check, rows: Row[], now: Date): { bad: Set<number>; tab
     case "freshness": {
       const c = need();
       const maxAgeMs = (check.max_age_hours ?? 24) * 3_600_000;
-      const newest = Math.max(...rows.map((r) => new Date(String(r[c])).getTime()).filter((t) => !Number.isNaN(t)));
+      // a loop, not Math.max(...times): spread arguments overflow the stack past about 100,000 rows
+      let newest = -Infinity;
+      for (const r of rows) {
+        const t = new Date(text(cell(r, c))).getTime();
+        if (t > newest) newest = t;
+      }
       if (!Number.isFinite(newest) || now.getTime() - newest > maxAgeMs) {
         return { bad, tableError: `freshness: newest ${c} is older than ${check.max_age_hours ?? 24} h` };
       }

@@ -2,7 +2,7 @@ import type { PoolClient } from "pg";
 import type { Knex } from "knex";
 import { SluiceError } from "../../errors.js";
 import { driverErrorMessage, sqliteSql, withNodeDatabase, type DbDialect, type NodeDatabase } from "../db/database.js";
-import type { DataSet, Row } from "../dataset.js";
+import { cell, type DataSet, type Row } from "../dataset.js";
 import { defineNodeType } from "../node-type.js";
 import { z } from "zod";
 import { nonEmpty, loose } from "./config-parts.js";
@@ -14,7 +14,7 @@ const SQLITE_MAX_ROWS = 500;
 const list = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 
 /** Values the drivers can bind: objects and arrays as JSON text. */
-const cell = (v: unknown) =>
+const dbValue = (v: unknown) =>
   v === undefined
     ? null
     : v !== null && typeof v === "object" && !(v instanceof Date) && !Buffer.isBuffer(v)
@@ -27,7 +27,7 @@ type ColumnKind = "integer" | "float" | "boolean" | "text";
 function columnKind(rows: readonly Row[], column: string): ColumnKind {
   let kind: ColumnKind | null = null;
   for (const row of rows) {
-    const v = row[column];
+    const v = cell(row, column);
     if (v === null || v === undefined) continue;
     const k: ColumnKind =
       typeof v === "bigint" || (typeof v === "number" && Number.isInteger(v))
@@ -92,7 +92,7 @@ function insertSql(
 const rowValues = (rows: readonly Row[], columns: string[], dialect: "postgres" | "sqlite") =>
   rows.flatMap((r) =>
     columns.map((c) => {
-      const v = cell(r[c]);
+      const v = dbValue(cell(r, c));
       return dialect === "sqlite" && typeof v === "boolean" ? (v ? 1 : 0) : v;
     }),
   );
@@ -211,7 +211,7 @@ export const sinkDbNode = defineNodeType({
               if (ctx.signal.aborted) throw new SluiceError("unprocessable", "the write was cancelled");
               const batch = data.rows
                 .slice(i, i + perBatch)
-                .map((r: Row) => Object.fromEntries(data.columns.map((c) => [c, cell(r[c])])));
+                .map((r: Row) => Object.fromEntries(data.columns.map((c) => [c, dbValue(cell(r, c))])));
               const insert = trx(table).insert(batch);
               if (mode === "upsert") await insert.onConflict(keys).merge();
               else await insert;

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { Readable } from "node:stream";
+import { pipeline, Readable } from "node:stream";
 import { stringify } from "csv-stringify";
-import type { DataSet } from "../dataset.js";
+import { cell, type DataSet } from "../dataset.js";
 import { SluiceError } from "../../errors.js";
 import { assertConfinedRealPath, openedRealPath, resolveConfinedPath, type FileAccess } from "../../file-access.js";
 import { defineNodeType } from "../node-type.js";
@@ -13,7 +13,7 @@ import { texts } from "./references.js";
 
 const NEW_FILE_MODE = 0o640;
 
-const cell = (v: unknown) =>
+const csvValue = (v: unknown) =>
   v instanceof Date ? v.toISOString() : v !== null && typeof v === "object" ? JSON.stringify(v) : v;
 
 function* jsonLines(data: DataSet): Generator<string> {
@@ -143,11 +143,14 @@ export const sinkFileNode = defineNodeType({
     await fs.promises.mkdir(path.dirname(target), { recursive: true });
     const source =
       format === "csv"
-        ? Readable.from(
-            data.rows.map((r) => data.columns.map((c) => cell(r[c]))),
-            { objectMode: true },
-          ).pipe(
+        ? // pipeline, not pipe: an error of the stringifier, before the write below listens, must not go unhandled
+          pipeline(
+            Readable.from(
+              data.rows.map((r) => data.columns.map((c) => csvValue(cell(r, c)))),
+              { objectMode: true },
+            ),
             stringify({ header: config.header ?? true, columns: data.columns, delimiter: config.delimiter ?? "," }),
+            () => undefined,
           )
         : Readable.from(format === "json" ? jsonArray(data) : jsonLines(data));
     await writeConfined(requested, target, source, ctx, ctx.signal);

@@ -1,6 +1,6 @@
 import { refuseSqliteFileStatements } from "../../connectors/types/sqlite.js";
 import { SluiceError } from "../../errors.js";
-import type { DataSet, Row } from "../dataset.js";
+import { cell, type DataSet, type Row } from "../dataset.js";
 import { withSqliteWorker, type SqliteQuery, type SqliteWorker } from "../db/sqlite-worker.js";
 import { defineNodeType } from "../node-type.js";
 import { z } from "zod";
@@ -14,7 +14,7 @@ const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
 function columnType(rows: readonly Row[], column: string): SqliteType {
   const kinds = new Set<SqliteType>();
   for (const row of rows) {
-    const v = row[column];
+    const v = cell(row, column);
     if (v === null || v === undefined) continue;
     if (typeof v === "boolean" || typeof v === "bigint" || (typeof v === "number" && Number.isInteger(v)))
       kinds.add("INTEGER");
@@ -53,7 +53,7 @@ async function loadTable(sqlite: SqliteWorker, table: string, data: DataSet): Pr
     for (let i = 0; i < data.rows.length; i += LOAD_BATCH) {
       await sqlite.runMany(
         insert,
-        data.rows.slice(i, i + LOAD_BATCH).map((row) => columns.map((c) => toSqlite(row[c]))),
+        data.rows.slice(i, i + LOAD_BATCH).map((row) => columns.map((c) => toSqlite(cell(row, c)))),
       );
     }
   });

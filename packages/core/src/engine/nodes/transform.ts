@@ -100,8 +100,9 @@ class RowScope {
     const scope = this.scope;
     let seen = 0;
     for (const c of this.columns) {
-      if (Object.hasOwn(row, c)) seen++;
-      ownProperty(scope, c, row[c]);
+      const own = Object.hasOwn(row, c);
+      if (own) seen++;
+      ownProperty(scope, c, own ? row[c] : undefined);
     }
     // counted without allocating Object.keys(row) for every row; an inherited enumerable key (a polluted
     // prototype) only makes the count differ, which takes the safe path of a copy
@@ -167,7 +168,7 @@ export function applyRule(
         throw new SluiceError("invalid", `select: unknown column(s) ${missing.join(", ")}`);
       return {
         columns: [...rule.columns],
-        rows: rows.map((r) => Object.fromEntries(rule.columns.map((c) => [c, r[c] ?? null]))),
+        rows: rows.map((r) => Object.fromEntries(rule.columns.map((c) => [c, cell(r, c) ?? null]))),
       };
     }
     case "drop": {
@@ -201,7 +202,7 @@ export function applyRule(
         columns,
         rows: rows.map((r) => {
           const out = copyRow(r);
-          for (const c of targets) ownProperty(out, c, castValue(r[c], rule.to));
+          for (const c of targets) ownProperty(out, c, castValue(cell(r, c), rule.to));
           return out;
         }),
       };
@@ -213,7 +214,7 @@ export function applyRule(
         columns,
         rows: rows.map((r) => {
           const out = copyRow(r);
-          for (const c of all) if (isNull(r[c])) ownProperty(out, c, rule.value);
+          for (const c of all) if (isNull(cell(r, c))) ownProperty(out, c, rule.value);
           return out;
         }),
       };
@@ -223,7 +224,7 @@ export function applyRule(
       return {
         columns,
         rows: rows.map((r) => {
-          const v = r[column];
+          const v = cell(r, column);
           if (values && !isNull(v) && Object.hasOwn(values, String(v))) return withValue(r, column, values[String(v)]);
           if (search !== undefined && typeof v === "string")
             return withValue(r, column, replaceText(v, search, replacement ?? ""));
@@ -235,7 +236,7 @@ export function applyRule(
       const target = rule.target ?? rule.column;
       return {
         columns: columns.includes(target) ? columns : [...columns, target],
-        rows: rows.map((r) => withValue(r, target, applyFunction(r[rule.column], rule.function, rule.digits))),
+        rows: rows.map((r) => withValue(r, target, applyFunction(cell(r, rule.column), rule.function, rule.digits))),
       };
     }
     case "sort": {
@@ -244,8 +245,8 @@ export function applyRule(
       const sign = rule.descending || rule.order === "desc" ? -1 : 1;
       const sorted = [...rows].sort((a, b) => {
         for (const c of by) {
-          const d = compare(a[c], b[c]);
-          if (d !== 0) return isNull(a[c]) || isNull(b[c]) ? d : d * sign;
+          const d = compare(cell(a, c), cell(b, c));
+          if (d !== 0) return isNull(cell(a, c)) || isNull(cell(b, c)) ? d : d * sign;
         }
         return 0;
       });
