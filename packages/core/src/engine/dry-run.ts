@@ -5,7 +5,7 @@ import { newId } from "../ids.js";
 import { silentLogger } from "../logger.js";
 import type { Pipeline } from "../model/pipeline.js";
 import { DRY_RUN_ROWS, type DryRunNodeResult, type Run } from "../model/run.js";
-import { EMPTY_DATASET } from "./dataset.js";
+import { EMPTY_DATASET, ownProperty } from "./dataset.js";
 import type { HttpClient } from "./http/http-client.js";
 import type { NodeTypeRegistry } from "./node-type.js";
 import { RunExecution, type ExecutionStore } from "./run-execution.js";
@@ -78,14 +78,15 @@ export async function dryRunPipeline(
     const outcome = outcomes.get(node.id);
     const status = outcome?.status === "success" || outcome?.status === "failed" ? outcome.status : "skipped";
     const data = (status === "failed" ? undefined : outcome?.output) ?? EMPTY_DATASET;
-    results[node.id] = {
+    // own keys (a node id "__proto__" is a result like any other); rows masked like every preview of a run
+    ownProperty(results, node.id, {
       node_id: node.id,
       name: node.name ?? node.id,
       status,
       columns: data.columns,
-      rows: data.rows.slice(0, DRY_RUN_ROWS),
+      rows: execution.scrubValue(data.rows.slice(0, DRY_RUN_ROWS)),
       ...(outcome?.error ? { error: outcome.error } : {}),
-    };
+    });
   }
   return results;
 }

@@ -123,6 +123,11 @@ export class RunExecution {
     return this.scrubber.scrub(text);
   }
 
+  /** Masks them in every text of a value (rows, as a dry run hands them out). */
+  scrubValue<T>(value: T): T {
+    return this.scrubber.scrubValue(value);
+  }
+
   /** Every node's state, output and error once `execute()` has returned (what a dry run reports). */
   outcomes(): Map<string, NodeOutcome> {
     const result = new Map<string, NodeOutcome>();

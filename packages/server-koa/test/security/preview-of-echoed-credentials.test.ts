@@ -88,4 +88,27 @@ describe("attack: an API that echoes the connection's credentials into the rows"
     }
     expect(Object.getOwnPropertyNames(Object.prototype)).not.toContain("x");
   });
+
+  it("masks them in a dry run's rows", async () => {
+    const connection = { conn_id: "echo3", type: "http", host: peer.url, extra: JSON.stringify({ token: TOKEN }) };
+    expect((await t.fetch("/connections", { method: "POST", json: connection })).status).toBe(201);
+    const pipeline = {
+      name: "echo credentials, dry",
+      nodes: [
+        { id: "api", type: "source_api", config: { conn_id: "echo3", path: "/items" } },
+        {
+          id: "copy",
+          type: "transform",
+          config: { rules: [{ type: "add_column", name: "again", expression: "auth" }] },
+        },
+      ],
+      edges: [{ from: "api", to: "copy" }],
+    };
+    const created = (await (await t.fetch("/pipelines", { method: "POST", json: pipeline })).json()) as { id: string };
+    const response = await t.fetch(`/pipelines/${created.id}/dry-run`, { method: "POST", json: {} });
+    const body = await response.text();
+    expect(response.status, body).toBe(200);
+    expect(body).toContain("********");
+    expect(body).not.toContain(TOKEN);
+  });
 });
