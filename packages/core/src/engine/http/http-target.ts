@@ -2,6 +2,7 @@ import { SluiceError } from "../../errors.js";
 import { httpAuthHeaders, httpBaseUrl } from "../../connectors/types/http.js";
 import type { ResolvedConnection } from "../../connectors/resolver.js";
 import type { NodeContext } from "../node-type.js";
+import { ownProperty } from "../dataset.js";
 import { describeUrl, headersForAnotherOrigin, type HttpResponse } from "./http-client.js";
 
 /** The request-target keys shared by source_api, sink_api and notify (see `httpTarget` in `nodes/config-parts.ts`). */
@@ -101,7 +102,7 @@ export async function renderJson(ctx: NodeContext, value: unknown): Promise<unkn
   if (Array.isArray(value)) return Promise.all(value.map((v) => renderJson(ctx, v)));
   if (value && typeof value === "object") {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = await renderJson(ctx, v);
+    for (const [k, v] of Object.entries(value)) ownProperty(out, k, await renderJson(ctx, v));
     return out;
   }
   return value;

@@ -51,6 +51,13 @@ describe("source_api", () => {
     expect(peer.received[0]!.headers["content-type"]).toBe("application/json");
   });
 
+  it('sends a body key "__proto__" as a key, rendered like any other', async () => {
+    peer = await startPeer(() => ({ json: [] }));
+    const body = JSON.parse('{"__proto__": {"since": "${param.d}"}, "n": 1}') as unknown;
+    await run({ url: peer.url, method: "POST", body }, { params: { d: "d1" } }).result;
+    expect(peer.received[0]!.body).toBe('{"__proto__":{"since":"d1"},"n":1}');
+  });
+
   it("fails clearly when rows_path holds no array", async () => {
     peer = await startPeer(() => ({ json: { data: {} } }));
     await expect(run({ url: peer.url, rows_path: "data.items" }).result).rejects.toThrow(/no array at 'data.items'/);
