@@ -107,8 +107,9 @@ export function subscribeEvents(
       // until the server has handled the `subscribe`, a new socket hears every run
       if (options.run_id !== undefined && event.run_id !== options.run_id) return;
       if (options.pipeline_id !== undefined && event.pipeline_id !== options.pipeline_id) return;
-      if (lastSeq !== undefined && options.run_id && event.seq <= lastSeq) return; // already delivered
-      lastSeq = event.seq;
+      // already delivered; a terminal status read from the run itself (its events gone from the log) has seq 0
+      if (event.seq > 0 && lastSeq !== undefined && options.run_id && event.seq <= lastSeq) return;
+      if (event.seq > 0) lastSeq = event.seq;
       onEvent(event);
       if (options.run_id && event.run_id === options.run_id && isTerminalEventType(event.type)) stop();
     };

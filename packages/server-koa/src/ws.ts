@@ -34,11 +34,11 @@ type Filter = Omit<StreamSubscribeMessage, "type" | "since">;
 
 const JSON_HEADERS = { "Content-Type": "application/json" };
 /**
- * How many sent events a socket remembers, so that a replay never repeats one (about 100 KB once full). A replay
+ * How many sent events a socket remembers, so that a replay never repeats one (about 40 KB once full). A replay
  * overlaps what the socket was sent of the run between its connect (or an earlier, wider subscription) and its
  * `subscribe`: usually a few events.
  */
-const REMEMBERED_SEQS = 4096;
+const REMEMBERED_SEQS = 1024;
 
 const matches = (filter: Filter, e: StreamedEvent) =>
   (filter.run_id === undefined || e.run_id === filter.run_id) &&
@@ -98,13 +98,23 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
       }
       ws.send(JSON.stringify(message));
     };
-    // the seqs of the events this socket was sent, oldest first (one sequence for every instance): a `since` replay
-    // skips them, since before its `subscribe` was handled the socket may have heard the same events live
+    // the seqs of the last events this socket was sent (one sequence for every instance), in a ring: a `since`
+    // replay skips them, since before its `subscribe` was handled the socket may have heard the same events live. A
+    // terminal status read from the run itself, its events gone from the log, has no seq (0): never skipped.
     const sentSeqs = new Set<number>();
+    const ring: number[] = [];
+    let next = 0;
     const sendEvent = (event: StreamedEvent) => {
-      if (sentSeqs.has(event.seq)) return;
-      sentSeqs.add(event.seq);
-      if (sentSeqs.size > REMEMBERED_SEQS) sentSeqs.delete(sentSeqs.values().next().value as number);
+      if (event.seq > 0) {
+        if (sentSeqs.has(event.seq)) return;
+        sentSeqs.add(event.seq);
+        if (ring.length < REMEMBERED_SEQS) ring.push(event.seq);
+        else {
+          sentSeqs.delete(ring[next]!);
+          ring[next] = event.seq;
+          next = (next + 1) % REMEMBERED_SEQS;
+        }
+      }
       send(event);
     };
     // while a subscription's replay is read from the event log, live events of that run wait, then follow it

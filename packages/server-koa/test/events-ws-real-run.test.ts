@@ -1,3 +1,4 @@
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../../test-support/http.js";
 import { follow } from "../../../test-support/ws-follower.js";
@@ -84,5 +85,30 @@ describe("WebSocket follows real runs", () => {
     const terminal = await late.until((m) => m.type === "run.completed" && m.run_id === run.id);
     expect(terminal.status).toBe("success");
     late.ws.close();
+  });
+
+  it("one socket gets the stored terminal status of each run whose events the log has forgotten", async () => {
+    const quick = { name: "ws-forgotten", nodes: [{ id: "n", type: "code", config: { code: "return [{ n: 1 }];" } }] };
+    const pipeline = (await (await t.fetch("/pipelines", { method: "POST", json: quick })).json()) as { id: string };
+    const runs: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const run = (await (await t.fetch(`/pipelines/${pipeline.id}/run`, { method: "POST", json: {} })).json()) as {
+        id: string;
+      };
+      await t.client.runs.waitUntilTerminal(run.id, { timeoutMs: 15_000 });
+      runs.push(run.id);
+    }
+    // the log forgets them, as its retention would (an hour later)
+    await t.sluice.executor.writes.flush();
+    const db = new Database(t.db.url.replace(/^sqlite:/, ""));
+    db.prepare(`delete from run_events where run_id in (?, ?)`).run(...runs);
+    db.close();
+    const client = await open();
+    for (const runId of runs) {
+      client.ws.send(JSON.stringify({ type: "subscribe", run_id: runId, since: 0 }));
+      const terminal = await client.until((m) => m.type === "run.completed" && m.run_id === runId);
+      expect(terminal).toMatchObject({ status: "success", seq: 0 });
+    }
+    client.ws.close();
   });
 });

@@ -65,46 +65,86 @@ export function readOwn(base: unknown, key: unknown): unknown {
 }
 
 /**
- * What evaluations may do in all: one node run's evaluations share one budget (a `transform` over all its rows), so
- * neither a single row nor many rows can hold the event loop or exhaust memory. Each limit fails the expression
- * with an error naming it.
+ * What evaluations may do in all: one node run's evaluations share one budget (a `transform` over all its rows).
+ * Work that grows with the data (a filter over a list column, `in`, texts as long as their inputs) is not counted;
+ * what multiplies is: list items tested by filters and `in` inside another filter, new characters of text, and the
+ * items of the lists and objects the expressions write out. Each limit fails the expression with an error naming it.
  */
 export class EvaluationBudget {
-  /** List items tested by relative filters (`list[.x > 1]`) and `in`, and items of the lists and objects made. */
+  /** List items tested inside a filter, and items of lists and objects written out. */
   items = 0;
-  /** Characters of the texts made by `+`, functions and transforms (a text made longer than its inputs). */
+  /** New characters of text made: what a result has beyond its longest input. */
   chars = 0;
 }
 /** About a second of filtering on this machine. */
 export const MAX_EVALUATED_ITEMS = 10_000_000;
-/** 200 MB of text at most. */
-export const MAX_MADE_CHARS = 100_000_000;
+/** New characters of text one evaluation may make (a replace makes at most 1,000,000). */
+export const MAX_EVALUATION_CHARS = 10_000_000;
+/** New characters of text one node run may make: about 256 per row of a million rows. */
+export const MAX_MADE_CHARS = 256_000_000;
 
-/** The budget of the evaluation under way: evaluation is synchronous, so one at a time. */
+/** The budget of the evaluation under way, and its own count of new characters: one evaluation at a time. */
 let budget = new EvaluationBudget();
+let evaluationChars = 0;
+/** How many relative filters the evaluation is inside of: work inside one multiplies with its list. */
+let filterDepth = 0;
+/** Lists and objects made by literals: the only values whose size can multiply from rule to rule. */
+const MADE = new WeakSet<object>();
 
 function spendItems(n: number): void {
   if ((budget.items += n) > MAX_EVALUATED_ITEMS)
     throw new Error(
-      `more than ${MAX_EVALUATED_ITEMS.toLocaleString("en")} list items tested or made in one node run; ` +
-        "filter the rows first, or split the work",
+      `more than ${MAX_EVALUATED_ITEMS.toLocaleString("en")} list items tested inside filters or written out in ` +
+        "one node run; filter the rows first, or split the work",
     );
 }
 
-function spendChars(text: string, ...inputs: unknown[]): void {
-  let longest = 0;
-  for (const v of inputs) if (typeof v === "string" && v.length > longest) longest = v.length;
-  if (text.length <= longest) return;
-  if ((budget.chars += text.length) > MAX_MADE_CHARS)
+function spendNewChars(made: number, longestInput: number): void {
+  const added = made - longestInput;
+  if (added <= 0) return;
+  if ((evaluationChars += added) > MAX_EVALUATION_CHARS)
+    throw new Error(`makes more than ${MAX_EVALUATION_CHARS.toLocaleString("en")} characters of text`);
+  if ((budget.chars += added) > MAX_MADE_CHARS)
     throw new Error(`more than ${MAX_MADE_CHARS.toLocaleString("en")} characters of text made in one node run`);
 }
 
-/** Items of a value made by an expression, counted through every nested list and object (shared ones each time). */
-function spendValue(value: unknown): void {
-  if (typeof value !== "object" || value === null) return;
+const longestText = (values: readonly unknown[]) => {
+  let longest = 0;
+  for (const v of values) if (typeof v === "string" && v.length > longest) longest = v.length;
+  return longest;
+};
+
+/**
+ * The text a call could make of its arguments, counted before the call (`concat` of many long texts, or a list
+ * made text), up to the limit: more than the evaluation may still make fails without building it.
+ */
+function textSizeOf(value: unknown, limit: number): number {
+  if (typeof value === "string") return value.length;
+  if (typeof value !== "object" || value === null || !Array.isArray(value)) return 0;
+  let size = value.length;
+  for (const item of value) {
+    if (size > limit) break;
+    size += textSizeOf(item, limit - size);
+  }
+  return size;
+}
+
+/**
+ * Counts the items of a value an expression writes out (`add_column`): of every list and object a literal made,
+ * through every nested one (shared ones each time), since rules can nest one in the next, each a few references to
+ * the last, and later steps (previews, sinks) copy them out in full. Lists and values passed on from the data count
+ * one each.
+ */
+export function spendWrittenValue(value: unknown, spend: EvaluationBudget): void {
+  budget = spend;
+  spendMade(value);
+}
+
+function spendMade(value: unknown): void {
+  if (typeof value !== "object" || value === null || !MADE.has(value)) return;
   const items = Array.isArray(value) ? value : Object.values(value);
   spendItems(items.length);
-  for (const item of items) spendValue(item);
+  for (const item of items) spendMade(item);
 }
 
 /** Closures for `ast`, or `null` when it holds a node kind this compiler does not know. */
@@ -121,11 +161,9 @@ export function compileJexlAst(
   }
   return (context, spend = new EvaluationBudget()) => {
     budget = spend;
-    const value = root(context, context);
-    // a list or object it made (or passed on) is counted whole: rules can nest one in the next, each a few
-    // references to the last, and later steps (previews, sinks) copy them out in full
-    spendValue(value);
-    return value;
+    evaluationChars = 0;
+    filterDepth = 0;
+    return root(context, context);
   };
 }
 
@@ -164,8 +202,9 @@ function compileNode(ast: JexlAst, grammar: JexlGrammar): Eval {
     case "ArrayLiteral": {
       const items = (ast.value as JexlAst[]).map(sub);
       return (c, r) => {
-        spendItems(items.length);
-        return items.map((item) => item(c, r));
+        const made = items.map((item) => item(c, r));
+        MADE.add(made);
+        return made;
       };
     }
     case "ObjectLiteral": {
@@ -173,6 +212,7 @@ function compileNode(ast: JexlAst, grammar: JexlGrammar): Eval {
       return (c, r) => {
         const result: Record<string, unknown> = {};
         for (const [k, v] of entries) ownProperty(result, k, v(c, r));
+        MADE.add(result);
         return result;
       };
     }
@@ -215,7 +255,8 @@ function binary(ast: JexlAst, grammar: JexlGrammar, sub: (node: JexlAst | undefi
     return (c, r) => {
       const l = left(c, r);
       const rv = right(c, r);
-      if (Array.isArray(rv)) spendItems(rv.length);
+      // inside a filter, `in` over a list tests length × length items
+      if (filterDepth > 0 && Array.isArray(rv)) spendItems(rv.length);
       return op(l, rv);
     };
   if (ast.operator === "+")
@@ -223,7 +264,7 @@ function binary(ast: JexlAst, grammar: JexlGrammar, sub: (node: JexlAst | undefi
       const l = left(c, r);
       const rv = right(c, r);
       const v = op(l, rv);
-      if (typeof v === "string") spendChars(v, l, rv);
+      if (typeof v === "string") spendNewChars(v.length, longestText([l, rv]));
       return v;
     };
   return (c, r) => op(left(c, r), right(c, r));
@@ -236,10 +277,15 @@ function filter(ast: JexlAst, sub: (node: JexlAst | undefined) => Eval): Eval {
     return (c, r) => {
       const s = subject(c, r);
       const list = Array.isArray(s) ? s : s === undefined ? [] : [s];
-      // nested filters multiply: `l[(l[(l[.x]|length) > 0]|length) > 0]` tests length³ items
-      spendItems(list.length);
-      // as Jexl: a falsy element (0, "", null) is no relative context, so `.x` then reads the expression's context
-      return list.filter((elem) => expr(c, elem || c));
+      // nested filters multiply: `l[.x || (l[.x || (l[.x]|length) == 0]|length) == 0]` tests length³ items
+      if (filterDepth > 0) spendItems(list.length);
+      filterDepth++;
+      try {
+        // as Jexl: a falsy element (0, "", null) is no relative context, so `.x` then reads the expression's context
+        return list.filter((elem) => expr(c, elem || c));
+      } finally {
+        filterDepth--;
+      }
     };
   }
   return (c, r) => {
@@ -263,8 +309,13 @@ function call(ast: JexlAst, grammar: JexlGrammar, sub: (node: JexlAst | undefine
     const fn = Object.hasOwn(pool, name) ? pool[name] : undefined;
     if (!fn) throw new Error(`${poolName} ${name} is not defined.`);
     const values = args.map((arg) => arg(c, r));
+    const longest = longestText(values);
+    // what the call could make is checked before it makes it
+    let could = 0;
+    for (const v of values) could += textSizeOf(v, MAX_EVALUATION_CHARS + longest);
+    if (could - longest > MAX_EVALUATION_CHARS - evaluationChars) spendNewChars(could, longest);
     const result = fn(...values);
-    if (typeof result === "string") spendChars(result, ...values);
+    if (typeof result === "string") spendNewChars(result.length, longest);
     return result;
   };
 }

@@ -5,7 +5,13 @@ import { SluiceError } from "../errors.js";
 import { replaceText } from "./replace-text.js";
 import { compileJexlAst, type EvaluationBudget, type JexlAst, type JexlGrammar } from "./expression-ast.js";
 
-export { EvaluationBudget, MAX_EVALUATED_ITEMS, MAX_MADE_CHARS } from "./expression-ast.js";
+export {
+  EvaluationBudget,
+  MAX_EVALUATED_ITEMS,
+  MAX_EVALUATION_CHARS,
+  MAX_MADE_CHARS,
+  spendWrittenValue,
+} from "./expression-ast.js";
 
 /**
  * The one safe expression evaluator of the engine (`transform` add_column/filter, `condition`): Jexl, an

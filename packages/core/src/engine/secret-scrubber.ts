@@ -169,9 +169,12 @@ export class SecretScrubber {
       for (let i = 0; i < value.length; i++) out[i] = this.scrubValue(value[i] as unknown);
       return out as T;
     }
-    // a date or binary value holds no text; any other object (a class instance, or a row whose prototype a
-    // "__proto__" key once set) is masked like a plain one, by its own enumerable keys
+    // a date or binary value holds no text; a value that says how it is written as JSON (a decimal type, say) is
+    // masked as that; any other object (a class instance, or a row whose prototype a "__proto__" key once set) like
+    // a plain one, by its own enumerable keys
     if (value instanceof Date || ArrayBuffer.isView(value)) return value;
+    const toJSON = (value as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === "function") return this.scrubValue(toJSON.call(value) as unknown) as T;
     const record = value as Record<string, unknown>;
     const out: Record<string, unknown> = {};
     for (const k of Object.keys(record)) ownProperty(out, k, this.scrubValue(record[k]));

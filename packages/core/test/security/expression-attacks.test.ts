@@ -2,12 +2,14 @@ import { describe, expect, it } from "vitest";
 import { SluiceError } from "../../src/errors.js";
 import {
   compileExpression,
+  EvaluationBudget,
   MAX_EVALUATED_ITEMS,
+  MAX_EVALUATION_CHARS,
   MAX_EXPRESSION_LENGTH,
   MAX_EXPRESSION_NESTING,
-  MAX_MADE_CHARS,
 } from "../../src/engine/expression.js";
-import { transformConfig, transformNode } from "../../src/engine/nodes/transform.js";
+import type { Row } from "../../src/engine/dataset.js";
+import { applyRule, transformConfig, transformNode } from "../../src/engine/nodes/transform.js";
 import { MAX_REPLACED_LENGTH } from "../../src/engine/replace-text.js";
 import { nodeContext } from "../engine/peer-server.js";
 
@@ -94,10 +96,10 @@ describe("expression attacks", () => {
     const e = failure(() => compileExpression("L[.x || (L[.x || (L[.x]|length) == 0]|length) == 0]")({ L }));
     expect(e).toBeInstanceOf(SluiceError);
     expect((e as SluiceError).message).toContain(`more than ${MAX_EVALUATED_ITEMS.toLocaleString("en")} list items`);
-    // `in` over a large list, for every item of it, counts too
-    const big = Array.from({ length: 5000 }, (_, i) => i);
-    expect(failure(() => compileExpression("big[. in big]")({ big }))).toBeInstanceOf(SluiceError);
-    // an honest filter of a list is well inside it
+    // `in` over a large list, inside a filter of it, counts too
+    const big = Array.from({ length: 5000 }, (_, i) => ({ i }));
+    expect(failure(() => compileExpression("big[.i in big]")({ big }))).toBeInstanceOf(SluiceError);
+    // a filter of a list, or `in` over one, outside another filter grows only with the data: not counted
     expect(compileExpression("L[.x || true]|length")({ L })).toBe(1000);
   });
 
@@ -105,15 +107,17 @@ describe("expression attacks", () => {
     const a = "€".repeat(900_000);
     const e = failure(() => compileExpression(Array(500).fill("a").join(" + "))({ a }));
     expect(e).toBeInstanceOf(SluiceError);
-    expect((e as SluiceError).message).toContain(`more than ${MAX_MADE_CHARS.toLocaleString("en")} characters`);
-    // the same through concat()
-    expect(failure(() => compileExpression(`concat(${Array(500).fill("a").join(", ")})`)({ a }))).toBeInstanceOf(
-      SluiceError,
-    );
+    expect((e as SluiceError).message).toContain(`more than ${MAX_EVALUATION_CHARS.toLocaleString("en")} characters`);
+    // concat() and a list made text are counted before they are built
+    for (const source of [`concat(${Array(500).fill("a").join(", ")})`, `[${Array(500).fill("a").join(", ")}]|string`])
+      expect(
+        failure(() => compileExpression(source)({ a })),
+        source,
+      ).toBeInstanceOf(SluiceError);
     expect(compileExpression('first + " " + last')({ first: "Ada", last: "Lovelace" })).toBe("Ada Lovelace");
   });
 
-  it("one node run shares the budget: many rows, or rules that nest lists in lists, cannot add up past it", async () => {
+  it("one node run shares the budget: rules that nest lists in lists, or many rows, cannot add up past it", async () => {
     const { ctx } = nodeContext("transform");
     const row = `[${Array(300).fill("i").join(",")}]`;
     const nesting = transformConfig.parse({
@@ -124,22 +128,38 @@ describe("expression attacks", () => {
       ],
     });
     await expect(transformNode.run(ctx, nesting, [{ columns: ["i"], rows: [{ i: 1 }] }])).rejects.toThrow(
-      /list items tested or made in one node run/,
+      /list items tested inside filters or written out in one node run/,
     );
-    // each row's filter is small, but 20,000 rows of them are not
-    const many = transformConfig.parse({ rules: [{ type: "filter", expression: "(L[.v > 0]|length) > 0" }] });
-    const L = Array.from({ length: 1000 }, (_, v) => ({ v }));
-    const rows = Array.from({ length: 20_000 }, () => ({ L }));
+    // each row's nested filter tests 10,000 items: 2,000 rows of them are over the budget
+    const many = transformConfig.parse({ rules: [{ type: "filter", expression: "L[.v > (L[.v > 50]|length)]" }] });
+    const L = Array.from({ length: 100 }, (_, v) => ({ v }));
+    const rows = Array.from({ length: 2000 }, () => ({ L }));
     await expect(transformNode.run(ctx, many, [{ columns: ["L"], rows }])).rejects.toThrow(/list items/);
-    // while 100,000 honest rows pass
-    const honest = transformConfig.parse({
-      rules: [
-        { type: "add_column", name: "label", expression: 'name + " (" + tags[0] + ")"' },
-        { type: "filter", expression: '"b" in tags' },
-      ],
-    });
-    const data = Array.from({ length: 100_000 }, (_, i) => ({ name: `n${i}`, tags: ["a", "b", "c"] }));
-    const { output } = await transformNode.run(ctx, honest, [{ columns: ["name", "tags"], rows: data }]);
-    expect(output?.rows).toHaveLength(100_000);
+  });
+
+  it("honest rules that grow with the data spend nothing of the budget but their new text", () => {
+    const data = Array.from({ length: 10_000 }, (_, i) => ({
+      name: `n${i}`,
+      region: ["eu", "us", "ap"][i % 3],
+      tags: ["a", "b", "c"],
+      items: [{ qty: 1 }, { qty: 0 }],
+      blob: Buffer.from("x".repeat(2048)),
+    }));
+    const budget = new EvaluationBudget();
+    let out = { columns: ["name", "region", "tags", "items", "blob"], rows: data as Row[] };
+    for (const rule of [
+      { type: "filter", expression: 'region in ["eu", "us", "ap", "sa", "af", "oc"] && "b" in tags' },
+      { type: "add_column", name: "label", expression: 'name + " (" + tags[0] + ")"' },
+      { type: "add_column", name: "label2", expression: 'concat(name, " ", region)' },
+      { type: "add_column", name: "positive", expression: "items[.qty > 0]" },
+      { type: "add_column", name: "copy", expression: "coalesce(blob, tags)" },
+      { type: "filter", expression: "blob" },
+    ] as const)
+      out = applyRule(out, rule, {}, budget);
+    expect(out.rows).toHaveLength(10_000);
+    expect(budget.items).toBe(0);
+    // the new characters of the labels: what each has beyond its longest input
+    const labels = out.rows.reduce((n, r) => n + String(r.label).length + String(r.label2).length, 0);
+    expect(budget.chars).toBeLessThanOrEqual(labels);
   });
 });

@@ -7,16 +7,18 @@ import { loose } from "./config-parts.js";
 type Check = (typeof qualityConfig)["_zod"]["output"]["checks"][number];
 
 const isNull = (v: unknown) => v === null || v === undefined || v === "";
-/** A value as text: a date as ISO, a list or object as its JSON (one with its own `toString` key has no text). */
-const text = (v: unknown) =>
-  v instanceof Date
-    ? Number.isNaN(v.getTime())
-      ? "Invalid Date"
-      : v.toISOString()
-    : v !== null && typeof v === "object"
-      ? JSON.stringify(v)
-      : String(v);
-const num = (v: unknown) => (typeof v === "number" ? v : v instanceof Date ? v.getTime() : Number(text(v)));
+/**
+ * A value as text: binary as its UTF-8 text, a date as ISO, another list or object as its JSON (one with its own
+ * `toString` key has no text of its own; String() would throw).
+ */
+const text = (v: unknown): string => {
+  if (v === null || typeof v !== "object") return String(v);
+  if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString();
+  if (v instanceof Date) return Number.isNaN(v.getTime()) ? "Invalid Date" : v.toISOString();
+  return JSON.stringify(v);
+};
+const num = (v: unknown) =>
+  v instanceof Date ? v.getTime() : v !== null && typeof v === "object" ? Number(text(v)) : Number(v);
 const cmp = (a: unknown, b: unknown) =>
   typeof b === "number" ? num(a) - b : text(a) < text(b) ? -1 : text(a) > text(b) ? 1 : 0;
 

@@ -1,6 +1,6 @@
 import { SluiceError } from "../../errors.js";
 import { cell, copyRow, ownProperty, withValue, type DataSet, type Row } from "../dataset.js";
-import { compileExpression, EvaluationBudget } from "../expression.js";
+import { compileExpression, EvaluationBudget, spendWrittenValue } from "../expression.js";
 import { replaceText } from "../replace-text.js";
 import { defineNodeType } from "../node-type.js";
 import { z } from "zod";
@@ -187,7 +187,11 @@ export function applyRule(
       const scope = new RowScope(columns, params);
       return {
         columns: columns.includes(rule.name) ? columns : [...columns, rule.name],
-        rows: rows.map((r) => withValue(r, rule.name, fn(scope.of(r), budget) ?? null)),
+        rows: rows.map((r) => {
+          const value = fn(scope.of(r), budget) ?? null;
+          spendWrittenValue(value, budget);
+          return withValue(r, rule.name, value);
+        }),
       };
     }
     case "filter": {
@@ -245,8 +249,10 @@ export function applyRule(
       const sign = rule.descending || rule.order === "desc" ? -1 : 1;
       const sorted = [...rows].sort((a, b) => {
         for (const c of by) {
-          const d = compare(cell(a, c), cell(b, c));
-          if (d !== 0) return isNull(cell(a, c)) || isNull(cell(b, c)) ? d : d * sign;
+          const x = cell(a, c);
+          const y = cell(b, c);
+          const d = compare(x, y);
+          if (d !== 0) return isNull(x) || isNull(y) ? d : d * sign;
         }
         return 0;
       });

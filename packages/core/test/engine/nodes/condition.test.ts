@@ -45,11 +45,10 @@ describe("condition", () => {
     expect(conditionConfig.safeParse({}).success).toBe(false);
   });
 
-  it('aggregates a column named "__proto__" like any other, without touching a prototype', async () => {
+  it('aggregates a column named "__proto__" like any other', async () => {
     const data = dataSetFromRows([JSON.parse('{"__proto__": 5, "n": 1}'), JSON.parse('{"__proto__": 7, "n": 2}')]);
     const { ctx } = nodeContext("condition");
     const config = conditionConfig.parse({ expression: 'sum["__proto__"] == 12 && count["__proto__"] == 2' });
     expect((await conditionNode.run(ctx, config, [data])).skipDownstream).toBe(false);
-    expect(Object.getPrototypeOf({})).toBe(Object.prototype);
   });
 });

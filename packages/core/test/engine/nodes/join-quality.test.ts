@@ -73,6 +73,26 @@ const checks = [
 ];
 
 describe("quality", () => {
+  it("checks binary, boolean, date and object values by their text, and never throws on an object's own keys", async () => {
+    const values: Row[] = [
+      { v: Buffer.from("abc-42"), b: true, d: new Date("2026-11-01T00:00:00Z") },
+      { v: JSON.parse('{"toString": "x", "valueOf": "y"}'), b: 0, d: new Date("nope") },
+    ];
+    const config = qualityConfig.parse({
+      on_failure: "dlq",
+      checks: [
+        { type: "regex", column: "v", pattern: "^abc-\\d+$" },
+        { type: "type_check", column: "b", expected_type: "integer" },
+        { type: "range", column: "d", min: "2026-01-01", max: "2026-12-31" },
+      ],
+    });
+    const dead: Row[] = [];
+    const dlq = nodeContext("quality", { deadLetter: async (r) => void dead.push(...r) });
+    const kept = await qualityNode.run(dlq.ctx, config, [{ columns: ["v", "b", "d"], rows: values }]);
+    expect(kept.output.rows).toEqual([values[0]]);
+    expect(dead).toEqual([values[1]]);
+  });
+
   it("block fails the node naming every failed check", async () => {
     const { ctx } = nodeContext("quality");
     const err = await qualityNode
