@@ -38,6 +38,8 @@ export interface RegisteredRoute {
 
 const ROUTERS = new WeakMap<Koa, readonly { router: Router; prefix: string }[]>();
 
+const methodNotAllowed = () => Object.assign(new Error("method not allowed"), { status: 405, expose: true });
+
 /**
  * Maps the Sluice service onto HTTP. Every route comes from the operation table (`@sluice/core/model`) with its
  * permission attached; this adapter holds no business logic: parse → service call → serialize.
@@ -71,7 +73,8 @@ export function createApp(sluice: Sluice, options: AppOptions = {}): Koa {
 
   app.use(root.routes());
   app.use(api.routes());
-  app.use(api.allowedMethods({ throw: true }));
+  // a method no route has (TRACE, PROPFIND, …) is a 405 like a known one on the wrong path, not the router's 501
+  app.use(api.allowedMethods({ throw: true, notImplemented: methodNotAllowed }));
   const uiRoot = resolveUiRoot(options.ui);
   if (uiRoot !== null) {
     const rootPaths = rootIds.map((id) => OPERATIONS[id].path);

@@ -1,3 +1,4 @@
+import http from "node:http";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../../test-support/http.js";
@@ -204,6 +205,41 @@ describe("malformed and hostile input is a JSON 4xx, never a 500", () => {
   it("unknown routes → 404 JSON; wrong method → 405 JSON", async () => {
     await expectJsonError(await t.fetch("/no/such/route"), 404);
     await expectJsonError(await t.fetch("/system/info", { method: "DELETE" }), 405);
+  });
+
+  it("a method no route has → 405 JSON, not a 500 (sent with node:http: fetch refuses TRACE)", async () => {
+    for (const method of ["TRACE", "PROPFIND", "MKCOL", "LOCK"])
+      for (const path of ["/health", "/api/pipelines", "/pipelines", "/api/no/such/route"]) {
+        const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+          const req = http.request(`${t.baseUrl}${path}`, { method }, (res) => {
+            let text = "";
+            res.on("data", (chunk: Buffer) => (text += chunk.toString()));
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+          });
+          req.on("error", reject);
+          req.end();
+        });
+        expect([method, path, status]).toEqual([method, path, 405]);
+        expect(JSON.parse(body)).toMatchObject({ code: "method_not_allowed" });
+      }
+  });
+
+  it("a body that is not in its Content-Encoding → 400", async () => {
+    const res = await t.fetch("/pipelines", {
+      method: "POST",
+      headers: { "content-type": "application/json", "content-encoding": "gzip" },
+      body: "not gzip at all",
+    });
+    await expectJsonError(res, 400, /Content-Encoding/);
+  });
+
+  it("a body nested thousands of levels deep → 400, and nothing is stored", async () => {
+    const deep = `${'{"x":'.repeat(5000)}1${"}".repeat(5000)}`;
+    const body = `{"name":"deep","nodes":[{"id":"n","type":"code","config":{"code":"return []","extra":${deep}}}]}`;
+    const before = (await t.client.pipelines.list()).length;
+    const res = await t.fetch("/pipelines", { method: "POST", headers: { "content-type": "application/json" }, body });
+    await expectJsonError(res, 400, /nests deeper than 100 levels/);
+    expect((await t.client.pipelines.list()).length).toBe(before);
   });
 
   it("random JSON bodies on every write route never produce a 5xx", async () => {

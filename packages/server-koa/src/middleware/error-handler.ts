@@ -7,6 +7,7 @@ interface HttpLikeError {
   expose?: boolean;
   message?: string;
   type?: string;
+  code?: string;
 }
 
 const CLIENT_MESSAGES: Record<string, string> = {
@@ -41,12 +42,18 @@ export function errorHandler(logger: Logger): Middleware {
         return;
       }
       const err = (e ?? {}) as HttpLikeError;
-      const status = err.status ?? err.statusCode ?? 500;
+      // zlib's errors (Z_DATA_ERROR, …): a body sent with a Content-Encoding it is not in
+      const undecodable = typeof err.code === "string" && err.code.startsWith("Z_");
+      const status = undecodable ? 400 : (err.status ?? err.statusCode ?? 500);
       if (status >= 400 && status < 500) {
         ctx.status = status;
         const malformed = e instanceof SyntaxError ? `malformed JSON body: ${e.message}` : undefined;
+        const encoding = undecodable ? "the body is not in its Content-Encoding" : undefined;
         ctx.body = {
-          error: malformed ?? ((err.type && CLIENT_MESSAGES[err.type]) || (err.expose && err.message) || "bad request"),
+          error:
+            malformed ??
+            encoding ??
+            ((err.type && CLIENT_MESSAGES[err.type]) || (err.expose && err.message) || "bad request"),
           code: errorCodeForStatus(status),
         };
         return;
