@@ -135,24 +135,30 @@ export class AuthService {
     const locked = lockRemainingSeconds(attempt?.locked_until ?? null, clock.now());
     if (locked !== null) throw this.lockedError(locked);
 
+    // The attempt counts as a failure before the password is checked, and is cleared if it was right: attempts sent
+    // at once are numbered by the store one by one, so no more than LOCKOUT_THRESHOLD of them are ever checked (read
+    // first and counted after, a burst of a hundred would all have been checked before the first counted).
+    const now = clock.now();
+    const counted = await store.loginAttempts.recordFailure(username, {
+      at: now.toISOString(),
+      windowStart: new Date(now.getTime() - LOCKOUT_WINDOW_MS).toISOString(),
+      threshold: LOCKOUT_THRESHOLD,
+      lockUntil: new Date(now.getTime() + LOCKOUT_DURATION_MS).toISOString(),
+    });
+    if (counted.failures > LOCKOUT_THRESHOLD)
+      throw this.lockedError(lockRemainingSeconds(counted.locked_until, now) ?? LOCKOUT_DURATION_MS / 1000);
+
     const user = await store.users.getByUsername(username);
     // unknown users hash against a dummy: the same work, so timing does not reveal which usernames exist
     const ok = await verifyPassword(password, user?.password_hash ?? null);
     if (!ok || !user) {
-      const now = clock.now();
-      const failed = await store.loginAttempts.recordFailure(username, {
-        at: now.toISOString(),
-        windowStart: new Date(now.getTime() - LOCKOUT_WINDOW_MS).toISOString(),
-        threshold: LOCKOUT_THRESHOLD,
-        lockUntil: new Date(now.getTime() + LOCKOUT_DURATION_MS).toISOString(),
-      });
-      if (failed.failures === LOCKOUT_THRESHOLD) {
-        this.deps.logger.warn("login locked after repeated failures", { username, locked_until: failed.locked_until });
+      if (counted.failures === LOCKOUT_THRESHOLD) {
+        this.deps.logger.warn("login locked after repeated failures", { username, locked_until: counted.locked_until });
       }
       await this.pruneLoginAttempts(now);
       throw unauthorized("invalid username or password");
     }
-    if (attempt) await store.loginAttempts.clear(username);
+    await store.loginAttempts.clear(username);
     return { token: await this.issueToken(user), user: publicUser(user) };
   }
 

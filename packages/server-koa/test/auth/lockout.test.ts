@@ -56,7 +56,7 @@ describe.each(dialects)("%s login lockout", (dialect) => {
     t = await serve(db, clock);
     await t.fetch("/auth/users", { method: "POST", json: { username: "admin", password: PASSWORD } });
     adminToken = await tokenFor(t, "admin");
-    for (const username of ["mallory", "trent"]) {
+    for (const username of ["mallory", "trent", "eve"]) {
       await t.fetch("/auth/users", {
         method: "POST",
         headers: bearer(adminToken),
@@ -77,6 +77,16 @@ describe.each(dialects)("%s login lockout", (dialect) => {
     expect(retryAfter).toBeGreaterThan(14 * 60);
     expect(retryAfter).toBeLessThanOrEqual(15 * 60);
     expect(await locked.json()).toHaveProperty("error");
+  });
+
+  it(`${dialect}: a burst of guesses sent at once is checked no more than 5 times`, async () => {
+    const guesses = Array.from({ length: 40 }, (_, i) => `wrong guess ${i}`);
+    const statuses = await Promise.all(guesses.map(async (guess) => (await login(t, "eve", guess)).status));
+    const checked = statuses.filter((s) => s !== 429);
+    expect(checked.length, statuses.join(",")).toBeGreaterThanOrEqual(1);
+    expect(checked.length, statuses.join(",")).toBeLessThanOrEqual(5);
+    expect(checked.every((s) => s === 401)).toBe(true);
+    expect((await login(t, "eve", PASSWORD)).status).toBe(429);
   });
 
   it(`${dialect}: the lock holds across a restart on the same database`, async () => {
