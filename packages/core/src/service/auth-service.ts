@@ -59,6 +59,8 @@ function assertMayManageRole(principal: Principal, targetRole: Role, action: str
 /** Users, login, lockout, tokens and the permission check every adapter applies to every route. */
 export class AuthService {
   private usersExist: { value: boolean; at: number } | null = null;
+  /** First-user creations of this process, one after another. */
+  private firstUserTurn: Promise<unknown> = Promise.resolve();
   private lastPrune = 0;
 
   constructor(private readonly deps: AuthServiceDeps) {
@@ -175,11 +177,27 @@ export class AuthService {
    */
   async createUser(principal: Principal, input: unknown): Promise<User> {
     const body = parseInput(CreateUserRequestSchema, input);
-    const first = (await this.deps.store.users.count()) === 0;
-    if ((principal.kind === "anonymous" || principal.kind === "guest") && !first)
-      throw unauthorized("authentication required");
-    if (!first) assertMayManageRole(principal, body.role, "create");
-    return this.insertUser(body, first ? "admin" : body.role);
+    if ((await this.deps.store.users.count()) > 0) return this.createLaterUser(principal, body);
+    // the first user: one request at a time in this process, and checked again once inserted, against other
+    // instances: of users inserted at once, only one that found itself alone stays (a later one finds two and
+    // removes itself), so a racing request cannot slip in a second admin
+    const turn = this.firstUserTurn.then(async () => {
+      if ((await this.deps.store.users.count()) > 0) return this.createLaterUser(principal, body);
+      const user = await this.insertUser(body, "admin");
+      if ((await this.deps.store.users.count()) > 1) {
+        await this.deps.store.users.remove(user.id);
+        throw unauthorized("authentication required");
+      }
+      return user;
+    });
+    this.firstUserTurn = turn.catch(() => undefined);
+    return turn;
+  }
+
+  private createLaterUser(principal: Principal, body: ReturnType<typeof CreateUserRequestSchema.parse>): Promise<User> {
+    if (principal.kind === "anonymous" || principal.kind === "guest") throw unauthorized("authentication required");
+    assertMayManageRole(principal, body.role, "create");
+    return this.insertUser(body, body.role);
   }
 
   /**

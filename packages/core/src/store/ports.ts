@@ -148,6 +148,8 @@ export interface UserStore {
   count(): Promise<number>;
   /** False when the user does not exist. */
   updatePassword(id: string, passwordHash: string, changedAt: string): Promise<boolean>;
+  /** Deletes a user: only a first user that lost a race with another (no endpoint deletes users). */
+  remove(id: string): Promise<void>;
 }
 
 /** Failed logins of one username within the current window, and the lock they caused. */

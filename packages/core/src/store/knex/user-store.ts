@@ -49,6 +49,9 @@ export function createUserStore(knex: Knex): UserStore {
     async count() {
       return countOf((await knex("users").count({ n: "*" }).first()) as Row | undefined);
     },
+    async remove(id) {
+      await knex("users").where({ id }).delete();
+    },
     async updatePassword(id, passwordHash, changedAt) {
       const changed = await knex("users")
         .where({ id })

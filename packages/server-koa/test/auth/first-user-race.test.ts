@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSluice, silentLogger, type Sluice } from "../../../core/src/index.js";
+import { startServer, type RunningServer } from "../../src/index.js";
+import { testDialects } from "../../../../test-support/databases.js";
+import { TEST_JWT_SECRET, startTestServer, type TestServer } from "../../../../test-support/http.js";
+import { PASSWORD, login } from "./users.js";
+
+const dialects = await testDialects();
+
+/*
+ * The attack: someone races the operator's setup, sending many anonymous "create the first user" requests at once,
+ * to two instances on one database. At most one may become a user (the first, an admin); every other request is
+ * refused, and none of those usernames can log in afterwards.
+ */
+describe.each(dialects)("%s: racing the first user", (dialect) => {
+  let t: TestServer;
+  let other: { sluice: Sluice; server: RunningServer };
+  beforeAll(async () => {
+    t = await startTestServer(dialect);
+    const sluice = await createSluice({ database: t.db.url, logger: silentLogger, jwtSecret: TEST_JWT_SECRET });
+    other = { sluice, server: await startServer(sluice, { host: "127.0.0.1", port: 0 }) };
+  });
+  afterAll(async () => {
+    await other?.server.close(1000);
+    await other?.sluice.close();
+    await t?.close();
+  });
+
+  it(`${dialect}: of 8 first users sent at once to two instances, at most one is created`, async () => {
+    const bases = [t.baseUrl, `http://127.0.0.1:${other.server.port}`];
+    const names = Array.from({ length: 8 }, (_, i) => `racer${i}`);
+    const statuses = await Promise.all(
+      names.map(async (username, i) => {
+        const res = await fetch(`${bases[i % 2]}/api/auth/users`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ username, password: PASSWORD }),
+        });
+        return res.status;
+      }),
+    );
+    const created = names.filter((_, i) => statuses[i] === 201);
+    expect(created.length, statuses.join(",")).toBeLessThanOrEqual(1);
+    expect(statuses.every((s) => s === 201 || s === 401)).toBe(true);
+    for (const username of names)
+      expect([username, (await login(t, username)).status]).toEqual([username, created.includes(username) ? 200 : 401]);
+    expect(await (await t.fetch("/auth/setup")).json()).toEqual({ needs_setup: created.length === 0 });
+  });
+});
