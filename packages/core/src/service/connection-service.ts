@@ -1,4 +1,6 @@
 import type { Clock } from "../clock.js";
+import { roleHasPermission } from "../auth/permissions.js";
+import type { Principal } from "../auth/principal.js";
 import type { UsedBy } from "../model/insights.js";
 
 export type { UsedBy };
@@ -42,6 +44,10 @@ export interface ConnectionServiceDeps {
 }
 
 /** Stored connections (SPEC part 4): password and extra encrypted at rest; responses never carry the password. */
+/** Whether the caller may send a stored password to a new destination without giving it (see `update`). */
+const mayRedirectSecrets = (principal: Principal) =>
+  principal.kind !== "guest" && roleHasPermission(principal.user.role, "users.manage");
+
 export class ConnectionService {
   constructor(private readonly deps: ConnectionServiceDeps) {}
 
@@ -115,14 +121,29 @@ export class ConnectionService {
     return this.get(record.conn_id);
   }
 
-  /** Omitted fields keep their values; a password of `********` (or none) keeps the stored one. */
-  async update(connId: string, body: unknown): Promise<Connection> {
+  /**
+   * Omitted fields keep their values; a password of `********` (or none) keeps the stored one. Only a caller who may
+   * manage users (an admin, the API key, open mode) may keep a stored password while pointing the connection at
+   * another type, host or port: an editor, who never sees the password, gives it again, or else could send it to a
+   * server of their own (the connection test, or any node using the connection, would deliver it).
+   */
+  async update(connId: string, body: unknown, principal?: Principal): Promise<Connection> {
     const input = parseInput(ConnectionUpdateSchema, body);
     if (input.conn_id !== undefined && input.conn_id !== connId) {
       throw new SluiceError("invalid", "conn_id cannot be changed (it is the path parameter)");
     }
     const current = await this.record(connId);
     const keepPassword = input.password === undefined || input.password === MASKED_SECRET;
+    const elsewhere =
+      (input.type !== undefined && input.type !== current.type) ||
+      (input.host !== undefined && input.host !== current.host) ||
+      (input.port !== undefined && input.port !== current.port);
+    if (keepPassword && current.password_enc && elsewhere && principal && !mayRedirectSecrets(principal))
+      throw new SluiceError(
+        "forbidden",
+        `connection '${connId}': give the password again to change its type, host or port (only an admin may keep ` +
+          "a stored password for a new destination)",
+      );
     const next: ConnectionRecord = {
       ...current,
       type: input.type ?? current.type,

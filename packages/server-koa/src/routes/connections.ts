@@ -20,7 +20,7 @@ export function connectionHandlers(sluice: Sluice): Record<Ids, OperationHandler
     listConnections: ({ query }) => connections.list(query as PaginationQuery),
     createConnection: ({ body }) => connections.create(body),
     getConnection: ({ params }) => connections.get(params.conn_id!),
-    updateConnection: ({ params, body }) => connections.update(params.conn_id!, body ?? {}),
+    updateConnection: ({ principal, params, body }) => connections.update(params.conn_id!, body ?? {}, principal),
     deleteConnection: ({ params }) => connections.delete(params.conn_id!),
     testConnection: ({ params }) => connections.test(params.conn_id!),
     connectionUsedBy: ({ params }) => connections.usedBy(params.conn_id!),
