@@ -44,6 +44,9 @@ export interface ConnectionServiceDeps {
 }
 
 /** Stored connections (SPEC part 4): password and extra encrypted at rest; responses never carry the password. */
+/** What a failed connection test answers (SPEC: a generic message that refers to the server logs). */
+const testFailed = (connId: string) => `connection test failed for '${connId}'; see the server logs for details`;
+
 /** Whether the caller may send a stored password to a new destination without giving it (see `update`). */
 const mayRedirectSecrets = (principal: Principal) =>
   principal.kind !== "guest" && roleHasPermission(principal.user.role, "users.manage");
@@ -219,9 +222,10 @@ export class ConnectionService {
     try {
       fields = await confineConnection(stored, this.deps.files);
     } catch (e) {
-      // a refused path is the caller's own input: say why
-      if (e instanceof SluiceError) return { success: false, error: e.message };
-      throw e;
+      // a refused path: why (the file roots, a state file) goes to the server log only, like every other failure
+      if (!(e instanceof SluiceError)) throw e;
+      this.deps.logger.warn("connection test refused", { conn_id: connId, type: stored.type, cause: e.message });
+      return { success: false, error: testFailed(connId) };
     }
     const signal = AbortSignal.timeout(CONNECTION_TEST_TIMEOUT_MS);
     try {
@@ -237,7 +241,7 @@ export class ConnectionService {
         driver: connector.driver,
         cause,
       });
-      return { success: false, error: `connection test failed for '${connId}'; see the server logs for details` };
+      return { success: false, error: testFailed(connId) };
     }
   }
 }
