@@ -1,6 +1,6 @@
 /** Starts a real Sluice server on an ephemeral port for HTTP tests, with a throw-away database. */
 import { createSluice, silentLogger, type Sluice, type SluiceOptions } from "../packages/core/src/index.js";
-import { startServer, type AppOptions, type RunningServer } from "../packages/server-koa/src/index.js";
+import { startServer, type RunningServer, type ServeOptions } from "../packages/server-koa/src/index.js";
 import { SluiceClient } from "../packages/client/src/index.js";
 import type { DialectName } from "../packages/core/src/store/ports.js";
 import { createTestDatabase, type TestDatabase } from "./databases.js";
@@ -22,7 +22,7 @@ export interface TestServer {
 export async function startTestServer(
   dialect: DialectName = "sqlite",
   options: Partial<SluiceOptions> = {},
-  appOptions: AppOptions = {},
+  appOptions: Omit<ServeOptions, "host" | "port"> = {},
 ): Promise<TestServer> {
   const db = await createTestDatabase(dialect);
   // a fixed secret keeps server-database tests from writing .svc-jwt-secret into the working directory

@@ -10,7 +10,7 @@ import { createEventStream, type EventStreamOptions } from "./ws.js";
 export interface ServeOptions extends AppOptions {
   readonly host?: string;
   readonly port?: number;
-  readonly events?: Pick<EventStreamOptions, "heartbeatMs" | "maxBufferedBytes">;
+  readonly events?: Pick<EventStreamOptions, "heartbeatMs" | "maxBufferedBytes" | "recheckMs">;
   /** How often the open-mode warning repeats while no user exists (default one hour). */
   readonly openModeWarningMs?: number;
 }

@@ -8,6 +8,7 @@ import {
   type StreamServerMessage,
   type StreamSubscribeMessage,
 } from "@sluice/core";
+import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import type { ServerOptions, WebSocket } from "ws";
 import { authorizeUpgrade, type UpgradeOriginOptions } from "./auth/authorize-upgrade.js";
@@ -19,13 +20,18 @@ export interface EventStreamOptions extends UpgradeOriginOptions {
   readonly heartbeatMs?: number;
   /** A client whose unsent data exceeds this is dropped instead of growing server memory (default 1 MiB). */
   readonly maxBufferedBytes?: number;
+  /**
+   * How often each socket's credentials are checked again (default 10 s): one whose token expired, was revoked by a
+   * password change or belongs to a deleted user, or an anonymous one once open mode ended, is closed (1008).
+   */
+  readonly recheckMs?: number;
 }
 
 export interface EventStream {
   /** The WebSocket server options to give koa-websocket (`websockify(app, serverOptions)`). */
   readonly serverOptions: ServerOptions;
   /** Serves one accepted socket: koa-websocket middleware (`app.ws.use(middleware)`). */
-  readonly middleware: (ctx: { websocket: WebSocket; req?: { socket?: Socket } }) => void;
+  readonly middleware: (ctx: { websocket: WebSocket; req?: IncomingMessage }) => void;
   /** Stops the heartbeat and closes every socket. */
   close(): void;
 }
@@ -55,6 +61,8 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
   const maxBuffered = options.maxBufferedBytes ?? 1024 * 1024;
   const sockets = new Set<WebSocket>();
   const alive = new WeakMap<WebSocket, boolean>();
+  /** The upgrade request of each socket: its credentials, checked again every `recheckMs`. */
+  const upgrades = new WeakMap<WebSocket, IncomingMessage>();
 
   // the two-parameter form: ws waits for `done`, so the upgrade is answered only after the credentials are checked
   const verifyClient: ServerOptions["verifyClient"] = ({ req }, done) => {
@@ -181,6 +189,18 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
     return Math.max(since, terminal?.seq ?? 0);
   }
 
+  const recheck = setInterval(() => {
+    for (const ws of sockets) {
+      const request = upgrades.get(ws);
+      if (!request) continue;
+      authorizeUpgrade(sluice, request, options).catch((e: unknown) => {
+        // refused now (401/403); a database that is briefly away (503) closes nothing
+        if (isSluiceError(e) && (e.status === 401 || e.status === 403)) ws.close(1008, "credentials no longer valid");
+      });
+    }
+  }, options.recheckMs ?? 10_000);
+  recheck.unref();
+
   const heartbeat = setInterval(() => {
     for (const ws of sockets) {
       if (alive.get(ws) === false) {
@@ -195,9 +215,13 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
 
   return {
     serverOptions: { verifyClient, maxPayload: 64 * 1024 },
-    middleware: (ctx) => serve(ctx.websocket, ctx.req?.socket),
+    middleware: (ctx) => {
+      if (ctx.req) upgrades.set(ctx.websocket, ctx.req);
+      serve(ctx.websocket, ctx.req?.socket);
+    },
     close() {
       clearInterval(heartbeat);
+      clearInterval(recheck);
       for (const ws of sockets) ws.terminate();
     },
   };

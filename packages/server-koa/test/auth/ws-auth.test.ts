@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { startTestServer, type TestServer } from "../../../../test-support/http.js";
-import { usersPerRole } from "./users.js";
+import { PASSWORD, tokenFor, usersPerRole } from "./users.js";
 
 let t: TestServer;
 let tokens: Awaited<ReturnType<typeof usersPerRole>>;
@@ -34,5 +34,36 @@ describe("WebSocket authentication once users exist", () => {
     expect(await attempt("/ws", { authorization: `Bearer ${tokens.viewer}` })).toBe("open");
     expect(await attempt(`/api/ws?token=${tokens.editor}`)).toBe("open");
     expect(await attempt("/ws", { cookie: `svc_session=${tokens.admin}` })).toBe("open");
+  });
+});
+
+describe("WebSocket credentials are checked again while the socket is open", () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer("sqlite", {}, { events: { recheckMs: 100 } });
+    await usersPerRole(s);
+  });
+  afterAll(async () => s?.close());
+
+  it("a socket whose token a password change revoked is closed (1008)", async () => {
+    await s.fetch("/auth/users", {
+      method: "POST",
+      headers: { authorization: `Bearer ${await tokenFor(s, "admin")}` },
+      json: { username: "leaver", password: PASSWORD, role: "viewer" },
+    });
+    const token = await tokenFor(s, "leaver");
+    const ws = new WebSocket(`${s.baseUrl.replace("http", "ws")}/ws?token=${token}`);
+    const closed = new Promise<number>((resolve) => ws.on("close", (code) => resolve(code)));
+    await new Promise<void>((resolve, reject) => {
+      ws.once("open", () => resolve());
+      ws.once("error", reject);
+    });
+    const changed = await s.fetch("/auth/change-password", {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}` },
+      json: { current_password: PASSWORD, new_password: "a brand new secret" },
+    });
+    expect(changed.status).toBe(200);
+    expect(await closed).toBe(1008);
   });
 });
