@@ -38,7 +38,8 @@ export interface RegisteredRoute {
 
 const ROUTERS = new WeakMap<Koa, readonly { router: Router; prefix: string }[]>();
 
-const methodNotAllowed = () => Object.assign(new Error("method not allowed"), { status: 405, expose: true });
+/** A method no route has (TRACE, PROPFIND, …): an unknown route, 404 (the error handler names it). */
+const unknownMethod = () => Object.assign(new Error("route not found"), { status: 404, expose: true });
 
 /**
  * Maps the Sluice service onto HTTP. Every route comes from the operation table (`@sluice/core/model`) with its
@@ -73,8 +74,8 @@ export function createApp(sluice: Sluice, options: AppOptions = {}): Koa {
 
   app.use(root.routes());
   app.use(api.routes());
-  // a method no route has (TRACE, PROPFIND, …) is a 405 like a known one on the wrong path, not the router's 501
-  app.use(api.allowedMethods({ throw: true, notImplemented: methodNotAllowed }));
+  // a method no route has (TRACE, PROPFIND, …) is an unknown route, not the router's 501 (logged as unhandled)
+  app.use(api.allowedMethods({ throw: true, notImplemented: unknownMethod }));
   const uiRoot = resolveUiRoot(options.ui);
   if (uiRoot !== null) {
     const rootPaths = rootIds.map((id) => OPERATIONS[id].path);

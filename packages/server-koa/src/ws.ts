@@ -189,14 +189,19 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
     return Math.max(since, terminal?.seq ?? 0);
   }
 
+  /** Sockets whose check is still running (a slow database): not checked again until it ends. */
+  const checking = new WeakSet<WebSocket>();
   const recheck = setInterval(() => {
     for (const ws of sockets) {
       const request = upgrades.get(ws);
-      if (!request) continue;
-      authorizeUpgrade(sluice, request, options).catch((e: unknown) => {
-        // refused now (401/403); a database that is briefly away (503) closes nothing
-        if (isSluiceError(e) && (e.status === 401 || e.status === 403)) ws.close(1008, "credentials no longer valid");
-      });
+      if (!request || checking.has(ws)) continue;
+      checking.add(ws);
+      authorizeUpgrade(sluice, request, options)
+        .catch((e: unknown) => {
+          // refused now (401/403); a database that is briefly away (503) closes nothing
+          if (isSluiceError(e) && (e.status === 401 || e.status === 403)) ws.close(1008, "credentials no longer valid");
+        })
+        .finally(() => checking.delete(ws));
     }
   }, options.recheckMs ?? 10_000);
   recheck.unref();

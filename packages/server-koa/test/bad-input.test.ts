@@ -207,7 +207,7 @@ describe("malformed and hostile input is a JSON 4xx, never a 500", () => {
     await expectJsonError(await t.fetch("/system/info", { method: "DELETE" }), 405);
   });
 
-  it("a method no route has → 405 JSON, not a 500 (sent with node:http: fetch refuses TRACE)", async () => {
+  it("a method no route has → 404 JSON (an unknown route), not a 500 (sent with node:http: fetch refuses TRACE)", async () => {
     for (const method of ["TRACE", "PROPFIND", "MKCOL", "LOCK"])
       for (const path of ["/health", "/api/pipelines", "/pipelines", "/api/no/such/route"]) {
         const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
@@ -219,8 +219,8 @@ describe("malformed and hostile input is a JSON 4xx, never a 500", () => {
           req.on("error", reject);
           req.end();
         });
-        expect([method, path, status]).toEqual([method, path, 405]);
-        expect(JSON.parse(body)).toMatchObject({ code: "method_not_allowed" });
+        expect([method, path, status]).toEqual([method, path, 404]);
+        expect(JSON.parse(body)).toEqual({ error: `route not found: ${method} ${path}`, code: "not_found" });
       }
   });
 

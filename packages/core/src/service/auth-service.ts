@@ -178,15 +178,18 @@ export class AuthService {
   async createUser(principal: Principal, input: unknown): Promise<User> {
     const body = parseInput(CreateUserRequestSchema, input);
     if ((await this.deps.store.users.count()) > 0) return this.createLaterUser(principal, body);
-    // the first user: one request at a time in this process, and checked again once inserted, against other
-    // instances: of users inserted at once, only one that found itself alone stays (a later one finds two and
-    // removes itself), so a racing request cannot slip in a second admin
+    // the first user: one request at a time in this process. An anonymous one is checked again once inserted,
+    // against other instances: nobody else can add a user within those milliseconds (no credentials exist yet;
+    // a server with an API key is never open), so another user there is another anonymous first user racing this
+    // one. Of users inserted at once, one that found itself alone stays; a later one removes itself (409), so a
+    // racing request cannot slip in a second admin
     const turn = this.firstUserTurn.then(async () => {
       if ((await this.deps.store.users.count()) > 0) return this.createLaterUser(principal, body);
       const user = await this.insertUser(body, "admin");
-      if ((await this.deps.store.users.count()) > 1) {
+      if (principal.kind === "anonymous" && (await this.deps.store.users.count()) > 1) {
         await this.deps.store.users.remove(user.id);
-        throw unauthorized("authentication required");
+        this.usersExist = null;
+        throw new SluiceError("conflict", "another first user was being created at the same moment; try again");
       }
       return user;
     });

@@ -126,9 +126,9 @@ export class ConnectionService {
 
   /**
    * Omitted fields keep their values; a password of `********` (or none) keeps the stored one. Only a caller who may
-   * manage users (an admin, the API key, open mode) may keep a stored password while pointing the connection at
-   * another type, host or port: an editor, who never sees the password, gives it again, or else could send it to a
-   * server of their own (the connection test, or any node using the connection, would deliver it).
+   * manage users (an admin, the API key, open mode) may keep a stored password while changing the connection's type,
+   * host, port or extra (which can hold a host): an editor, who never sees the password, gives it again, or else
+   * could send it to a server of their own (the connection test, or any node using the connection, would deliver it).
    */
   async update(connId: string, body: unknown, principal?: Principal): Promise<Connection> {
     const input = parseInput(ConnectionUpdateSchema, body);
@@ -137,15 +137,17 @@ export class ConnectionService {
     }
     const current = await this.record(connId);
     const keepPassword = input.password === undefined || input.password === MASKED_SECRET;
+    // `extra` too: a PostgreSQL or MySQL connection takes a host and port from it
     const elsewhere =
       (input.type !== undefined && input.type !== current.type) ||
-      (input.host !== undefined && input.host !== current.host) ||
-      (input.port !== undefined && input.port !== current.port);
+      (input.host !== undefined && input.host.trim() !== (current.host ?? "").trim()) ||
+      (input.port !== undefined && input.port !== current.port) ||
+      (input.extra !== undefined && input.extra !== this.decryptExtra(current));
     if (keepPassword && current.password_enc && elsewhere && principal && !mayRedirectSecrets(principal))
       throw new SluiceError(
         "forbidden",
-        `connection '${connId}': give the password again to change its type, host or port (only an admin may keep ` +
-          "a stored password for a new destination)",
+        `connection '${connId}': give the password again to change its type, host, port or extra (only an admin ` +
+          "may keep a stored password for a new destination)",
       );
     const next: ConnectionRecord = {
       ...current,

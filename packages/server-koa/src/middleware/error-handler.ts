@@ -7,7 +7,6 @@ interface HttpLikeError {
   expose?: boolean;
   message?: string;
   type?: string;
-  code?: string;
 }
 
 const CLIENT_MESSAGES: Record<string, string> = {
@@ -42,17 +41,15 @@ export function errorHandler(logger: Logger): Middleware {
         return;
       }
       const err = (e ?? {}) as HttpLikeError;
-      // zlib's errors (Z_DATA_ERROR, …): a body sent with a Content-Encoding it is not in
-      const undecodable = typeof err.code === "string" && err.code.startsWith("Z_");
-      const status = undecodable ? 400 : (err.status ?? err.statusCode ?? 500);
+      const status = err.status ?? err.statusCode ?? 500;
       if (status >= 400 && status < 500) {
         ctx.status = status;
         const malformed = e instanceof SyntaxError ? `malformed JSON body: ${e.message}` : undefined;
-        const encoding = undecodable ? "the body is not in its Content-Encoding" : undefined;
+        const route = status === 404 ? `route not found: ${ctx.method} ${ctx.path}` : undefined;
         ctx.body = {
           error:
             malformed ??
-            encoding ??
+            route ??
             ((err.type && CLIENT_MESSAGES[err.type]) || (err.expose && err.message) || "bad request"),
           code: errorCodeForStatus(status),
         };

@@ -14,19 +14,24 @@ export const MAX_BODY_DEPTH = 100;
 
 /** Whether `value` nests arrays and objects deeper than `max` levels: walked with a stack, not by recursion. */
 function nestedDeeperThan(value: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[value, 1]];
+  if (value === null || typeof value !== "object") return false;
+  const stack: [object, number][] = [[value, 1]];
   while (stack.length) {
-    const [v, depth] = stack.pop()!;
-    if (v === null || typeof v !== "object") continue;
+    const [container, depth] = stack.pop()!;
     if (depth > max) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+    for (const child of Array.isArray(container) ? container : Object.values(container))
+      if (child !== null && typeof child === "object") stack.push([child as object, depth + 1]);
   }
   return false;
 }
 
+/** zlib's errors (Z_DATA_ERROR, …) while inflating the body: a body not in its Content-Encoding. */
+const undecodable = (e: unknown) =>
+  typeof (e as { code?: unknown })?.code === "string" && (e as { code: string }).code.startsWith("Z_");
+
 /**
- * JSON bodies only; a malformed body is a 400 and an oversized one a 413 (via the error handler), as is one nested
- * deeper than MAX_BODY_DEPTH.
+ * JSON bodies only; a malformed body is a 400 and an oversized one a 413 (via the error handler); a body nested
+ * deeper than MAX_BODY_DEPTH, or not in its Content-Encoding, is a 400.
  */
 export function jsonBody(limitBytes: number): Middleware {
   const parse = bodyParser({
@@ -35,10 +40,19 @@ export function jsonBody(limitBytes: number): Middleware {
     encoding: "utf-8",
     jsonStrict: true,
   }) as unknown as Middleware;
-  return (ctx, next) =>
-    parse(ctx, () => {
-      if (nestedDeeperThan((ctx.request as { body?: unknown }).body, MAX_BODY_DEPTH))
-        throw new SluiceError("bad_request", `the JSON body nests deeper than ${MAX_BODY_DEPTH} levels`);
-      return next();
-    });
+  return async (ctx, next) => {
+    let parsed = false;
+    try {
+      await parse(ctx, async () => {
+        parsed = true;
+        if (nestedDeeperThan((ctx.request as { body?: unknown }).body, MAX_BODY_DEPTH))
+          throw new SluiceError("bad_request", `the JSON body nests deeper than ${MAX_BODY_DEPTH} levels`);
+        await next();
+      });
+    } catch (e) {
+      // only the parse's own errors: what the route after it throws passes on unchanged
+      if (!parsed && undecodable(e)) throw new SluiceError("bad_request", "the body is not in its Content-Encoding");
+      throw e;
+    }
+  };
 }

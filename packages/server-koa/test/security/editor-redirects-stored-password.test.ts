@@ -40,6 +40,8 @@ describe("attack: an editor points a connection elsewhere and keeps its stored p
       { type: "http", host: listener.url, login: "svc", password: "********" },
       { host: listener.url },
       { port: 8443 },
+      // a PostgreSQL or MySQL connection takes host and port from extra
+      { extra: JSON.stringify({ host: "127.0.0.1", port: 5433 }) },
     ]) {
       const res = await as("editor", "/connections/vault", { method: "PUT", json: body });
       expect([JSON.stringify(body), res.status]).toEqual([JSON.stringify(body), 403]);
@@ -56,8 +58,15 @@ describe("attack: an editor points a connection elsewhere and keeps its stored p
       json: { host: "http://127.0.0.1:10", password: "the editor's own" },
     });
     expect(moved.status).toBe(200);
-    // the editor may change other fields and keep the password
-    expect((await as("editor", "/connections/vault", { method: "PUT", json: { login: "svc2" } })).status).toBe(200);
+    // the editor may change other fields and keep the password, also sending the unchanged host back (as the form does)
+    expect(
+      (
+        await as("editor", "/connections/vault", {
+          method: "PUT",
+          json: { host: " http://127.0.0.1:10 ", login: "svc2" },
+        })
+      ).status,
+    ).toBe(200);
     const kept = await as("admin", "/connections/vault", { method: "PUT", json: { host: "http://127.0.0.1:11" } });
     expect(kept.status).toBe(200);
     expect(await t.sluice.connections.resolve("vault")).toMatchObject({
