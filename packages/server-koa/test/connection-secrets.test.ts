@@ -90,6 +90,17 @@ describe("variables API", () => {
     expect((await json<{ value: string }>(await t.fetch("/variables/db.password"))).value).toBe("********");
   });
 
+  it("a new secret sent as ******** (the mask, which only keeps a stored value) is refused, and nothing is stored", async () => {
+    for (const [method, path] of [
+      ["POST", "/variables"],
+      ["PUT", "/variables/fresh.secret"],
+    ] as const) {
+      const res = await t.fetch(path, { method, json: { key: "fresh.secret", value: "********", type: "secret" } });
+      expect([method, res.status]).toEqual([method, 400]);
+    }
+    expect((await t.fetch("/variables/fresh.secret")).status).toBe(404);
+  });
+
   it("an update without type keeps a secret secret; ******** never turns it into a readable string", async () => {
     await t.fetch("/variables", { method: "POST", json: { key: "api.token", value: "tok-1", type: "secret" } });
     const kept = await t.fetch("/variables/api.token", { method: "PUT", json: { value: "********" } });

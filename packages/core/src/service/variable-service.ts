@@ -86,6 +86,12 @@ export class VariableService {
       stored = current.value;
     } else if (type === "secret" && value === MASKED_SECRET && current) {
       stored = this.deps.vault.encrypt(current.value);
+    } else if (type === "secret" && value === MASKED_SECRET) {
+      // the mask keeps a stored value; a new secret has none to keep
+      throw new SluiceError(
+        "invalid",
+        `variable '${key}' is new: send its value (******** only keeps a stored secret)`,
+      );
     } else {
       stored = type === "secret" ? this.deps.vault.encrypt(value) : value;
     }
