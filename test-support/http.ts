@@ -53,3 +53,22 @@ export async function startTestServer(
     },
   };
 }
+
+/** Another server on a test server's database, as a second `sluice serve` process would be. */
+export interface SecondInstance {
+  /** Base URL without /api. */
+  baseUrl: string;
+  close(): Promise<void>;
+}
+
+export async function startSecondInstance(t: TestServer): Promise<SecondInstance> {
+  const sluice = await createSluice({ database: t.db.url, logger: silentLogger, jwtSecret: TEST_JWT_SECRET });
+  const server = await startServer(sluice, { host: "127.0.0.1", port: 0 });
+  return {
+    baseUrl: `http://127.0.0.1:${server.port}`,
+    async close() {
+      await server.close(1000);
+      await sluice.close();
+    },
+  };
+}

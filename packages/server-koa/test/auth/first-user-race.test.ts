@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSluice, silentLogger, type Sluice } from "../../../core/src/index.js";
-import { startServer, type RunningServer } from "../../src/index.js";
 import { testDialects } from "../../../../test-support/databases.js";
-import { TEST_JWT_SECRET, startTestServer, type TestServer } from "../../../../test-support/http.js";
+import {
+  startSecondInstance,
+  startTestServer,
+  type SecondInstance,
+  type TestServer,
+} from "../../../../test-support/http.js";
 import { PASSWORD, login } from "./users.js";
 
 const dialects = await testDialects();
@@ -14,20 +17,18 @@ const dialects = await testDialects();
  */
 describe.each(dialects)("%s: racing the first user", (dialect) => {
   let t: TestServer;
-  let other: { sluice: Sluice; server: RunningServer };
+  let other: SecondInstance;
   beforeAll(async () => {
     t = await startTestServer(dialect);
-    const sluice = await createSluice({ database: t.db.url, logger: silentLogger, jwtSecret: TEST_JWT_SECRET });
-    other = { sluice, server: await startServer(sluice, { host: "127.0.0.1", port: 0 }) };
+    other = await startSecondInstance(t);
   });
   afterAll(async () => {
-    await other?.server.close(1000);
-    await other?.sluice.close();
+    await other?.close();
     await t?.close();
   });
 
   it(`${dialect}: of 8 first users sent at once to two instances, at most one is created`, async () => {
-    const bases = [t.baseUrl, `http://127.0.0.1:${other.server.port}`];
+    const bases = [t.baseUrl, other.baseUrl];
     const names = Array.from({ length: 8 }, (_, i) => `racer${i}`);
     const statuses = await Promise.all(
       names.map(async (username, i) => {

@@ -1,29 +1,31 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSluice, generateApiKey, silentLogger, type Sluice } from "../../../core/src/index.js";
-import { startServer, type RunningServer } from "../../src/index.js";
+import { createSluice, generateApiKey, silentLogger } from "../../../core/src/index.js";
+import { startServer } from "../../src/index.js";
 import { testDialects } from "../../../../test-support/databases.js";
-import { TEST_JWT_SECRET, startTestServer, type TestServer } from "../../../../test-support/http.js";
+import {
+  TEST_JWT_SECRET,
+  startSecondInstance,
+  startTestServer,
+  type SecondInstance,
+  type TestServer,
+} from "../../../../test-support/http.js";
 import { PASSWORD, bearer, tokenFor } from "./users.js";
 
 const dialects = await testDialects();
 
 describe.each(dialects)("%s open mode", (dialect) => {
   let t: TestServer;
-  let other: { sluice: Sluice; server: RunningServer };
+  let other: SecondInstance;
   const apiKey = generateApiKey();
-  const otherFetch = (path: string, init: RequestInit = {}) =>
-    fetch(`http://127.0.0.1:${other.server.port}/api${path}`, init);
+  const otherFetch = (path: string, init: RequestInit = {}) => fetch(`${other.baseUrl}/api${path}`, init);
 
   beforeAll(async () => {
     // no API key: a server started with one is never open (test/security/api-key-closes-open-mode.test.ts)
     t = await startTestServer(dialect);
-    // a second instance on the same database, as several `sluice serve` processes would be
-    const sluice = await createSluice({ database: t.db.url, logger: silentLogger, jwtSecret: TEST_JWT_SECRET });
-    other = { sluice, server: await startServer(sluice, { host: "127.0.0.1", port: 0 }) };
+    other = await startSecondInstance(t);
   });
   afterAll(async () => {
-    await other?.server.close(1000);
-    await other?.sluice.close();
+    await other?.close();
     await t?.close();
   });
 
