@@ -46,6 +46,27 @@ const JSON_HEADERS = { "Content-Type": "application/json" };
  */
 const REMEMBERED_SEQS = 1024;
 
+/** The last `size` seqs added (one sequence for every instance), in a ring with a set to look them up. */
+class RecentSeqs {
+  private readonly seqs = new Set<number>();
+  private readonly ring: number[] = [];
+  private oldest = 0;
+  constructor(private readonly size: number) {}
+
+  /** Adds `seq`; false if it was among the last `size` already. */
+  add(seq: number): boolean {
+    if (this.seqs.has(seq)) return false;
+    this.seqs.add(seq);
+    if (this.ring.length < this.size) this.ring.push(seq);
+    else {
+      this.seqs.delete(this.ring[this.oldest]!);
+      this.ring[this.oldest] = seq;
+      this.oldest = (this.oldest + 1) % this.size;
+    }
+    return true;
+  }
+}
+
 const matches = (filter: Filter, e: StreamedEvent) =>
   (filter.run_id === undefined || e.run_id === filter.run_id) &&
   (filter.pipeline_id === undefined || e.pipeline_id === filter.pipeline_id);
@@ -106,23 +127,12 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
       }
       ws.send(JSON.stringify(message));
     };
-    // the seqs of the last events this socket was sent (one sequence for every instance), in a ring: a `since`
-    // replay skips them, since before its `subscribe` was handled the socket may have heard the same events live. A
-    // terminal status read from the run itself, its events gone from the log, has no seq (0): never skipped.
-    const sentSeqs = new Set<number>();
-    const ring: number[] = [];
-    let next = 0;
+    // a `since` replay skips what the socket was sent already: before its `subscribe` was handled it may have heard
+    // the same events live. A terminal status read from the run itself, its events gone from the log, has no seq
+    // (0): never skipped.
+    const sent = new RecentSeqs(REMEMBERED_SEQS);
     const sendEvent = (event: StreamedEvent) => {
-      if (event.seq > 0) {
-        if (sentSeqs.has(event.seq)) return;
-        sentSeqs.add(event.seq);
-        if (ring.length < REMEMBERED_SEQS) ring.push(event.seq);
-        else {
-          sentSeqs.delete(ring[next]!);
-          ring[next] = event.seq;
-          next = (next + 1) % REMEMBERED_SEQS;
-        }
-      }
+      if (event.seq > 0 && !sent.add(event.seq)) return;
       send(event);
     };
     // while a subscription's replay is read from the event log, live events of that run wait, then follow it

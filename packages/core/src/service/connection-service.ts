@@ -43,7 +43,6 @@ export interface ConnectionServiceDeps {
   nodeTypes?: NodeTypeRegistry;
 }
 
-/** Stored connections (SPEC part 4): password and extra encrypted at rest; responses never carry the password. */
 /** What a failed connection test answers (SPEC: a generic message that refers to the server logs). */
 const testFailed = (connId: string) => `connection test failed for '${connId}'; see the server logs for details`;
 
@@ -51,6 +50,7 @@ const testFailed = (connId: string) => `connection test failed for '${connId}'; 
 const mayRedirectSecrets = (principal: Principal) =>
   principal.kind !== "guest" && roleHasPermission(principal.user.role, "users.manage");
 
+/** Stored connections (SPEC part 4): password and extra encrypted at rest; responses never carry the password. */
 export class ConnectionService {
   constructor(private readonly deps: ConnectionServiceDeps) {}
 
@@ -140,7 +140,7 @@ export class ConnectionService {
     // `extra` too: a PostgreSQL or MySQL connection takes a host and port from it
     const elsewhere =
       (input.type !== undefined && input.type !== current.type) ||
-      (input.host !== undefined && input.host.trim() !== (current.host ?? "").trim()) ||
+      (input.host !== undefined && input.host.trim() !== current.host.trim()) ||
       (input.port !== undefined && input.port !== current.port) ||
       (input.extra !== undefined && input.extra !== this.decryptExtra(current));
     if (keepPassword && current.password_enc && elsewhere && principal && !mayRedirectSecrets(principal))

@@ -1,4 +1,4 @@
-import { ownProperty, type DataSet, type Row } from "../dataset.js";
+import { cell, ownProperty, type DataSet, type Row } from "../dataset.js";
 import { defineNodeType } from "../node-type.js";
 import { loose } from "./config-parts.js";
 
@@ -14,7 +14,7 @@ export function unionDataSets(inputs: readonly DataSet[]): DataSet {
   for (const input of inputs) {
     for (const row of input.rows) {
       const out: Row = {};
-      for (const c of columns) ownProperty(out, c, Object.hasOwn(row, c) ? row[c] : null);
+      for (const c of columns) ownProperty(out, c, cell(row, c) ?? null);
       rows.push(out);
     }
   }
