@@ -227,7 +227,8 @@ export class RunExecution {
         record.attempt = attempt;
         this.buffer.nodeRun(record, this.options.claim);
       }
-      this.log("info", `attempt ${attempt}/${attempts} started`, id);
+      // a node that can retry logs each attempt; one that cannot has its start in node.started and the node run
+      if (attempts > 1) this.log("info", `attempt ${attempt}/${attempts} started`, id);
       try {
         const result = await this.attempt(def, node, config, inputs, inputIds, attempt, settings.timeoutMs);
         return this.succeedNode(id, started, result);

@@ -141,6 +141,18 @@ describe("executor", () => {
     expect(events.filter((e) => e.type === "node.retrying" && e.run_id === run.id)).toHaveLength(2);
   });
 
+  it("a node with one attempt logs no start line: its start is node.started and the node run's started_at", async () => {
+    const id = await pipeline({ nodes: [{ id: "once", type: "code", config: { code: "x" } }] });
+    const run = await terminal((await sluice.runs.trigger(id)).id);
+    expect(run.status).toBe("success");
+    const messages = (await sluice.runs.logs(run.id, { node_id: "once" })).map((l) => l.message);
+    expect(messages.some((m) => m.startsWith("attempt"))).toBe(false);
+    expect(messages.filter((m) => m.startsWith("completed: "))).toHaveLength(1);
+    expect(nodeRun(run, "once")).toMatchObject({ status: "success", attempt: 1 });
+    expect(nodeRun(run, "once").started_at).toEqual(expect.any(String));
+    expect(events.filter((e) => e.type === "node.started" && e.run_id === run.id)).toHaveLength(1);
+  });
+
   it("a node that fails for good fails the run, writes a DLQ entry with its input sample, starts nothing downstream", async () => {
     const id = await pipeline({
       nodes: [
