@@ -224,14 +224,19 @@ describe("malformed and hostile input is a JSON 4xx, never a 500", () => {
       }
   });
 
-  it("a body that is not in its Content-Encoding → 400", async () => {
-    const res = await t.fetch("/pipelines", {
-      method: "POST",
-      headers: { "content-type": "application/json", "content-encoding": "gzip" },
-      body: "not gzip at all",
-    });
-    await expectJsonError(res, 400, /Content-Encoding/);
-  });
+  it.each(["gzip", "deflate", "br"])(
+    "a body that is not in its Content-Encoding (%s) → 400, even to anyone",
+    async (enc) => {
+      for (const path of ["/pipelines", "/auth/login"]) {
+        const res = await t.fetch(path, {
+          method: "POST",
+          headers: { "content-type": "application/json", "content-encoding": enc },
+          body: `{"username":"a","password":"not ${enc} at all"}`,
+        });
+        await expectJsonError(res, 400, /Content-Encoding/);
+      }
+    },
+  );
 
   it("a body nested thousands of levels deep → 400, and nothing is stored", async () => {
     const deep = `${'{"x":'.repeat(5000)}1${"}".repeat(5000)}`;

@@ -25,9 +25,14 @@ function nestedDeeperThan(value: unknown, max: number): boolean {
   return false;
 }
 
-/** zlib's errors (Z_DATA_ERROR, …) while inflating the body: a body not in its Content-Encoding. */
-const undecodable = (e: unknown) =>
-  typeof (e as { code?: unknown })?.code === "string" && (e as { code: string }).code.startsWith("Z_");
+/**
+ * zlib's errors while inflating the body (gzip and deflate: Z_DATA_ERROR, Z_BUF_ERROR, …; brotli: the decoder's own
+ * error names, ERR__ERROR_FORMAT_PADDING_1, …): a body not in its Content-Encoding.
+ */
+const undecodable = (e: unknown) => {
+  const code = (e as { code?: unknown })?.code;
+  return typeof code === "string" && (code.startsWith("Z_") || code.startsWith("ERR__ERROR_"));
+};
 
 /**
  * JSON bodies only; a malformed body is a 400 and an oversized one a 413 (via the error handler); a body nested
