@@ -42,6 +42,9 @@ function formsOf(value: string): string[] {
   return [...forms].filter((f) => f !== "");
 }
 
+/** Scrubbed object keys a scrubber keeps (a run's rows repeat a few column names). */
+const MAX_KEYS_KEPT = 10_000;
+
 /** Shortest base64 run recorded on its own (`base64Cores`): shorter ones could match unrelated text. */
 const MIN_CORE = 8;
 
@@ -86,6 +89,8 @@ export class SecretScrubber {
   private readonly long = new Set<string>();
   private readonly short = new Set<string>();
   private pattern: RegExp | null = null;
+  /** Object keys as scrubbed (rows repeat their keys): emptied whenever a secret is recorded. */
+  private readonly keys = new Map<string, string>();
 
   /** A scrubber knowing the secrets of one connection (connection tests, whose causes go to the server log). */
   static forConnection(c: ConnectionFields): SecretScrubber {
@@ -109,13 +114,18 @@ export class SecretScrubber {
     // the Authorization header a token travels in, echoed encoded as a whole; the raw `Bearer ` stays readable
     this.addEncoded(`Bearer ${text}`, short);
     for (const core of short ? [] : base64Cores(text)) this.long.add(core);
-    this.pattern = null;
+    this.forgetCompiled();
   }
 
   /** Records only the byte encodings of `text` (hex, base64, base64url); `short` masks them as whole words only. */
   private addEncoded(text: string, short: boolean): void {
     for (const form of binaryForms(text)) (short ? this.short : this.long).add(form);
+    this.forgetCompiled();
+  }
+
+  private forgetCompiled(): void {
     this.pattern = null;
+    this.keys.clear();
   }
 
   /**
@@ -159,7 +169,10 @@ export class SecretScrubber {
     );
   }
 
-  /** A copy of a JSON-like value with every string scrubbed (DLQ payloads, event and hook fields). */
+  /**
+   * A copy of a JSON-like value with every string scrubbed, object keys included: an API may key its data by what it
+   * was sent (DLQ payloads, previews, event and hook fields). Two keys masked alike become one.
+   */
   scrubValue<T>(value: T): T {
     if (typeof value === "string") return this.scrub(value) as T;
     if (typeof value !== "object" || value === null) return value;
@@ -177,8 +190,17 @@ export class SecretScrubber {
     if (typeof toJSON === "function") return this.scrubValue(toJSON.call(value) as unknown) as T;
     const record = value as Record<string, unknown>;
     const out: Record<string, unknown> = {};
-    for (const k of Object.keys(record)) ownProperty(out, k, this.scrubValue(record[k]));
+    for (const k of Object.keys(record)) ownProperty(out, this.scrubKey(k), this.scrubValue(record[k]));
     return out as T;
+  }
+
+  private scrubKey(key: string): string {
+    let out = this.keys.get(key);
+    if (out === undefined) {
+      out = this.scrub(key);
+      if (this.keys.size < MAX_KEYS_KEPT) this.keys.set(key, out);
+    }
+    return out;
   }
 
   private compiled(): RegExp | null {

@@ -89,6 +89,17 @@ describe("SecretScrubber", () => {
     expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
   });
 
+  it("scrubs object keys too, also those of a secret recorded after the key was first seen", () => {
+    const s = new SecretScrubber();
+    s.add("tok-abcdef");
+    expect(s.scrubValue([{ "tok-abcdef": 1, "x?token=abc": 2, plain: 3 }])).toEqual([
+      { [M]: 1, [`x?token=${M}`]: 2, plain: 3 },
+    ]);
+    expect(s.scrubValue({ "later-secret": 1 })).toEqual({ "later-secret": 1 });
+    s.add("later-secret");
+    expect(s.scrubValue({ "later-secret": 1 })).toEqual({ [M]: 1 });
+  });
+
   describe("a peer echoing a secret transformed", () => {
     const SECRET = "XtraTok3n";
     const b64 = (text: string, encoding: BufferEncoding = "base64") => Buffer.from(text).toString(encoding);

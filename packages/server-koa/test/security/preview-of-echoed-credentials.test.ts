@@ -18,7 +18,10 @@ beforeAll(async () => {
       // object the row's prototype, and the preview passed such a row through unmasked
       req.url?.startsWith("/proto")
         ? JSON.parse(`{"__proto__":{"x":1},"auth":${JSON.stringify(req.headers.authorization ?? "")}}`)
-        : { auth: req.headers.authorization ?? "", echoed: `token=${TOKEN}` },
+        : req.url?.startsWith("/keyed")
+          ? // some APIs key their data by what they received: the token becomes a column name
+            { [String(req.headers.authorization ?? "").replace("Bearer ", "")]: 1, checked: null }
+          : { auth: req.headers.authorization ?? "", echoed: `token=${TOKEN}` },
     ],
   }));
   t = await startTestServer("sqlite");
@@ -87,6 +90,35 @@ describe("attack: an API that echoes the connection's credentials into the rows"
       expect(preview, node).toContain('__proto__":{"x":1}'); // the join names it api.__proto__ and api2.__proto__
     }
     expect(Object.getOwnPropertyNames(Object.prototype)).not.toContain("x");
+  });
+
+  it("masks them where they are the rows' keys: in the preview and in the DLQ payload", async () => {
+    const connection = { conn_id: "echo4", type: "http", host: peer.url, extra: JSON.stringify({ token: TOKEN }) };
+    expect((await t.fetch("/connections", { method: "POST", json: connection })).status).toBe(201);
+    const { run, pipelineId } = await runPipeline(t, {
+      name: "echo credentials as keys",
+      nodes: [
+        { id: "api", type: "source_api", config: { conn_id: "echo4", path: "/keyed" } },
+        {
+          id: "check",
+          type: "quality",
+          config: { on_failure: "dlq", checks: [{ type: "not_null", column: "checked" }] },
+        },
+      ],
+      edges: [{ from: "api", to: "check" }],
+    });
+    expect(peer.received.at(-1)?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    const readable = [
+      await (await t.fetch(`/runs/${run.id}/nodes/api/preview`)).text(),
+      await (await t.fetch(`/runs/${run.id}/nodes/check/preview`)).text(),
+      await (await t.fetch(`/runs/${run.id}/nodes/api/profile`)).text(),
+      await (await t.fetch(`/pipelines/${pipelineId}/dlq`)).text(),
+    ];
+    expect(readable[3]).toContain("checked"); // the failing row reached the DLQ
+    for (const text of readable) {
+      expect(text).not.toContain(TOKEN);
+      expect(text).toContain("********");
+    }
   });
 
   it("masks them in a dry run's rows", async () => {
