@@ -1,4 +1,4 @@
-import { SecretScrubber } from "./engine/secret-scrubber.js";
+import { withoutUrlSecrets } from "./engine/secret-scrubber.js";
 
 /** Server-side log port. Never pass secrets in `fields`. */
 export interface Logger {
@@ -20,11 +20,10 @@ export function createConsoleLogger(
   minLevel: Level = (process.env.SLUICE_LOG_LEVEL as Level | undefined) ?? "info",
 ): Logger {
   const threshold = ORDER[minLevel] ?? ORDER.info;
-  const urlSecrets = new SecretScrubber();
   const write = (level: Level) => (message: string, fields?: Record<string, unknown>) => {
     if (ORDER[level] < threshold) return;
     const line = JSON.stringify({ time: new Date().toISOString(), level, message, ...fields });
-    process.stderr.write(`${urlSecrets.scrub(line)}\n`);
+    process.stderr.write(`${withoutUrlSecrets(line)}\n`);
   };
   return { debug: write("debug"), info: write("info"), warn: write("warn"), error: write("error") };
 }

@@ -1,3 +1,4 @@
+import { withoutUrlSecrets } from "../engine/secret-scrubber.js";
 import { PIPELINE_SECRETS_PERMISSION, roleHasPermission } from "./permissions.js";
 import type { Principal } from "./principal.js";
 
@@ -16,9 +17,9 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> => {
 /**
  * A response body as `principal` may see it. For callers without PIPELINE_SECRETS_PERMISSION, every object that
  * carries `webhook_token` — wherever a pipeline is serialized (get, list, summary, search, dashboard, export, …)
- * — carries `webhook_configured: true|false` in its place, and every `hooks` list shows their header values and their
- * URL
- * beyond the origin (Slack-style hook URLs are credentials) as `********`. Applied by adapters to every response,
+ * — carries `webhook_configured: true|false` in its place, every `hooks` list shows their header values and their
+ * URL beyond the origin (Slack-style hook URLs are credentials) as `********`, and a connection's `host` has its URL
+ * password and secret-named query values masked. Applied by adapters to every response,
  * so a new route cannot forget it. Values other than plain objects and arrays pass through untouched.
  */
 export function hideSecretsFrom<T>(principal: Principal | undefined, body: T): T {
@@ -35,6 +36,9 @@ function withoutWebhookTokens(value: unknown): unknown {
     if (key === "webhook_token") out.webhook_configured = typeof field === "string" && field !== "";
     // pipelines in an export document carry hooks but no webhook_token, so hooks are found by name
     else if (key === "hooks" && Array.isArray(field)) out.hooks = field.map(maskedHook);
+    // a connection's host may be a URL with a password or an `?api_key=` in it
+    else if (key === "host" && typeof field === "string" && typeof value.conn_id === "string")
+      out.host = withoutUrlSecrets(field);
     else out[key] = withoutWebhookTokens(field);
   }
   return out;

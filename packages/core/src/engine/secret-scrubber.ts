@@ -214,6 +214,15 @@ export class SecretScrubber {
   }
 }
 
+/** A scrubber that knows no secret: it applies only the URL rules (userinfo passwords, secret-named query values). */
+const URL_RULES = new SecretScrubber();
+
+/**
+ * `text` without URL userinfo passwords and secret-named query values (`?api_key=…`): the server log's last net, and
+ * a connection's `host` as shown to those who may not see its secrets.
+ */
+export const withoutUrlSecrets = (text: string): string => URL_RULES.scrub(text);
+
 function safeDecode(s: string): string {
   try {
     return decodeURIComponent(s);

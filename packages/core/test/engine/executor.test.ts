@@ -149,7 +149,7 @@ describe("executor", () => {
     expect(messages.some((m) => m.startsWith("attempt"))).toBe(false);
     expect(messages.filter((m) => m.startsWith("completed: "))).toHaveLength(1);
     expect(nodeRun(run, "once")).toMatchObject({ status: "success", attempt: 1 });
-    expect(nodeRun(run, "once").started_at).toEqual(expect.any(String));
+    expect(nodeRun(run, "once")?.started_at).toEqual(expect.any(String));
     expect(events.filter((e) => e.type === "node.started" && e.run_id === run.id)).toHaveLength(1);
   });
 

@@ -20,10 +20,15 @@ export interface RunView {
 }
 
 /** Polls the run until it is finished (generous: a slow shared machine). */
-export async function waitForRun(t: TestServer, runId: string, ms = 30_000): Promise<RunView> {
+export async function waitForRun(
+  t: TestServer,
+  runId: string,
+  headers: Record<string, string> = {},
+  ms = 30_000,
+): Promise<RunView> {
   const until = Date.now() + ms;
   for (;;) {
-    const run = (await (await t.fetch(`/runs/${runId}`)).json()) as RunView;
+    const run = (await (await t.fetch(`/runs/${runId}`, { headers })).json()) as RunView;
     if (isTerminalRunStatus(run.status)) return run;
     if (Date.now() > until) throw new Error(`run ${runId} still ${run.status}`);
     await new Promise((r) => setTimeout(r, 100));

@@ -28,10 +28,18 @@ function connectionBaseUrl(conn: ResolvedConnection): string {
 
 const connectionHeaders = httpAuthHeaders;
 
+/**
+ * `path` below `base`. A base with a query (a connection `https://api.example.com/v1?api_key=…`) keeps it after the
+ * joined path, followed by the path's own query.
+ */
 function joinUrl(base: string, path: string): string {
   if (!path) return base;
   if (/^https?:\/\//i.test(path)) return path;
-  return `${base.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`;
+  const [baseHead = "", baseQuery = ""] = base.split("#", 1)[0]!.split(/\?(.*)/s);
+  const [pathHead = "", pathQuery = ""] = path.split(/\?(.*)/s);
+  const joined = `${baseHead.replace(/\/+$/, "")}/${pathHead.replace(/^\/+/, "")}`;
+  const query = [baseQuery, pathQuery].filter((q) => q !== "").join("&");
+  return query ? `${joined}?${query}` : joined;
 }
 
 /**

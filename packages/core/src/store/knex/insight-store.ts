@@ -1,5 +1,6 @@
 import type { Knex } from "knex";
 import type { InsightStore, PipelineRunStats, RecentRun, SearchHit } from "../ports.js";
+import { withoutUrlSecrets } from "../../engine/secret-scrubber.js";
 import { parseJson, toInt, toNullableStr, toStr } from "./rows.js";
 
 type Row = Record<string, unknown>;
@@ -128,13 +129,20 @@ export function createInsightStore(knex: Knex): InsightStore {
         .orWhere(match("description"))
         .orderBy("name")
         .limit(limit)) as Row[];
-      const connections = (await knex("connections")
-        .select("conn_id", "type", "host")
-        .where(match("conn_id"))
-        .orWhere(match("host"))
-        .orWhere(match("type"))
-        .orderBy("conn_id")
-        .limit(limit)) as Row[];
+      // a host is matched as shown, its URL password and secret-named query values masked: search must not tell
+      // what they hold (`?q=api_key=a`, `?q=api_key=b`, …), so hosts are filtered here rather than by the database
+      const needle = q.toLowerCase();
+      const connections = (
+        (await knex("connections")
+          .select("conn_id", "type", "host")
+          .where(match("conn_id"))
+          .orWhere(match("host"))
+          .orWhere(match("type"))
+          .orderBy("conn_id")) as Row[]
+      )
+        .map((r) => ({ conn_id: toStr(r.conn_id), type: toStr(r.type), host: withoutUrlSecrets(toStr(r.host)) }))
+        .filter((r) => [r.conn_id, r.type, r.host].some((v) => v.toLowerCase().includes(needle)))
+        .slice(0, limit);
       // Variables match on the key only: values may be secrets and are never searched or returned.
       const variables = (await knex("variables")
         .select("key", "type")
@@ -150,9 +158,9 @@ export function createInsightStore(knex: Knex): InsightStore {
         })),
         ...connections.map((r) => ({
           type: "connection" as const,
-          id: toStr(r.conn_id),
-          name: toStr(r.conn_id),
-          description: `${toStr(r.type)} ${toStr(r.host)}`.trim(),
+          id: r.conn_id,
+          name: r.conn_id,
+          description: `${r.type} ${r.host}`.trim(),
         })),
         ...variables.map((r) => ({
           type: "variable" as const,
