@@ -102,8 +102,10 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
   };
 
   /**
-   * `socket` is the connection under `ws` (the upgrade request's). Frames sent in one turn of the event loop are
-   * held (corked) and written together at its end: one system call for a burst of events instead of one each.
+   * `socket` is the connection under `ws` (the upgrade request's). Frames sent together (the events of one batch,
+   * delivered in one go) are held (corked) and written once that code is done, before any other callback runs: one
+   * system call for a burst of events instead of one each, and no wait for the next turn of the event loop, which a
+   * chain of nodes that do no I/O can hold for milliseconds.
    */
   function serve(ws: WebSocket, socket: Socket | undefined): void {
     let filter: Filter = {};
@@ -112,7 +114,7 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
     let corked = false;
     const send = (message: StreamServerMessage) => {
       if (ws.readyState !== ws.OPEN) return;
-      // checked once a turn, before corking: what this turn adds is not yet a client falling behind
+      // checked before corking: what this burst adds is not yet a client falling behind
       if (!corked && ws.bufferedAmount > maxBuffered) {
         ws.terminate();
         return;
@@ -120,7 +122,7 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
       if (socket && !corked) {
         corked = true;
         socket.cork();
-        setImmediate(() => {
+        queueMicrotask(() => {
           corked = false;
           socket.uncork();
         });

@@ -106,6 +106,30 @@ describe.each(dialects)("database nodes against real %s", (dialect) => {
     );
     expect(run.status).toBe("success");
     expect(run.node_runs[0]?.row_count).toBe(0);
+    const after = await runPipeline({
+      name: `after ${Math.random()}`,
+      nodes: [{ id: "q", type: "source_db", config: { conn_id: "target", query: "select 1 as n" } }],
+    });
+    expect(after.run.status, JSON.stringify(after.run.node_runs)).toBe("success");
+  });
+
+  it(`${dialect}: a query that fails fails its node, in a run and a dry run; the server goes on`, async () => {
+    // found by a black-box attack: on MySQL the failed stream released its connection into a pool already destroyed,
+    // an uncaught exception that ended the server process (anyone with a webhook token could set it off)
+    const failing = {
+      name: `failing query ${Math.random()}`,
+      nodes: [{ id: "q", type: "source_db", config: { conn_id: "target", query: "select * from no_such_table" } }],
+    };
+    for (let i = 0; i < 3; i++) {
+      const { pipelineId, run } = await runPipeline(failing);
+      expect(run.status).toBe("failed");
+      expect(run.node_runs[0]?.error).toMatch(/no_such_table/);
+      const dry = await t.fetch(`/pipelines/${pipelineId}/dry-run`, { method: "POST", json: {} });
+      expect(dry.status).toBe(200);
+      expect(JSON.stringify(await dry.json())).toMatch(/"status":"failed"/);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200)); // a late release would throw by now
+    expect((await fetch(`${t.baseUrl}/health`)).status).toBe(200);
     expect(await count("src")).toBe(4);
   });
 

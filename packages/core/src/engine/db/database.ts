@@ -153,6 +153,7 @@ export async function* streamRows(
   let batch: Row[] = [];
   // pg-query-stream fetches 100 rows per round trip by default; ask for whole batches
   const stream = db.knex.raw(sql, bindings as Knex.RawBinding[]).stream({ batchSize, highWaterMark: batchSize });
+  const closed = new Promise((resolve) => stream.once("close", resolve));
   const onAbort = () => stream.destroy(new SluiceError("unprocessable", "the query was cancelled"));
   const onLost = () => stream.destroy(db.lost.reason as Error);
   signal.addEventListener("abort", onAbort, { once: true });
@@ -169,6 +170,9 @@ export async function* streamRows(
   } finally {
     signal.removeEventListener("abort", onAbort);
     db.lost.removeEventListener("abort", onLost);
+    // knex releases the stream's connection on its 'close' event, which after an error comes a tick later: until
+    // then the pool must stay (closed first, that release threw, uncaught, ending the process — seen with mysql2)
+    await closed;
   }
   if (batch.length) yield batch;
 }
