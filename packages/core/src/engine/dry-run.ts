@@ -9,6 +9,7 @@ import { EMPTY_DATASET, ownProperty } from "./dataset.js";
 import type { HttpClient } from "./http/http-client.js";
 import type { NodeTypeRegistry } from "./node-type.js";
 import { RunExecution, type ExecutionStore } from "./run-execution.js";
+import { shownRows } from "./shown-value.js";
 
 export interface DryRunDeps {
   registry: NodeTypeRegistry;
@@ -84,7 +85,7 @@ export async function dryRunPipeline(
       name: node.name ?? node.id,
       status,
       columns: data.columns,
-      rows: execution.scrubValue(data.rows.slice(0, DRY_RUN_ROWS)),
+      rows: execution.scrubValue(shownRows(data.rows.slice(0, DRY_RUN_ROWS))),
       ...(outcome?.error ? { error: outcome.error } : {}),
     });
   }

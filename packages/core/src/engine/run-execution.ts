@@ -18,6 +18,7 @@ import type { NodeResult, NodeTypeDefinition, NodeTypeRegistry } from "./node-ty
 import { planOf, type PipelinePlan } from "./pipeline-plan.js";
 import { profileDataSet } from "./profile.js";
 import { SecretScrubber } from "./secret-scrubber.js";
+import { shownRows } from "./shown-value.js";
 import { WriteBuffer, writeErrorText } from "./write-buffer.js";
 
 export const PREVIEW_ROWS = 50;
@@ -324,7 +325,7 @@ export class RunExecution {
         data: this.scrubber.scrubValue({
           node_id: id,
           columns: output.columns,
-          rows: output.rows.slice(0, PREVIEW_ROWS),
+          rows: shownRows(output.rows.slice(0, PREVIEW_ROWS)),
         }),
       },
       this.options.claim,
@@ -409,7 +410,7 @@ export class RunExecution {
         node_id: node.id,
         node_name: node.name ?? node.id,
         error: this.scrubber.scrub(error),
-        payload: this.scrubber.scrubValue(rows),
+        payload: this.scrubber.scrubValue(shownRows(rows)),
         created_at: this.now(),
         resolved: false,
         resolved_at: null,

@@ -66,8 +66,9 @@ export interface WriteBufferHooks {
  * once its batch committed, with whether the run moved.
  *
  * A failed batch is reported to `onError` and written again run by run, so one run's bad write costs only that
- * run its node runs, logs and outputs. Where a run's share fails too, its new runs and transitions are written on
- * their own: a run's own record is what must not be lost. One that fails again is rejected, so no run is reported
+ * run its node runs, logs and outputs. Where a run's share fails too, it is written again without its outputs (the
+ * large writes), and where that fails, its new runs and transitions on their own: a run's own record is what must not
+ * be lost. One that fails again is rejected, so no run is reported
  * queued or finished that was not recorded so.
  */
 export class WriteBuffer {
@@ -162,6 +163,8 @@ export class WriteBuffer {
       // one run's bad write (a value the database refuses) must not cost the other runs theirs
       for (const part of splitByRun(queued)) {
         if (await this.tryWrite(part)) continue;
+        // previews, profiles and outputs kept for resume are the run's large writes: its states and logs without them
+        if (part.outputs.length > 0 && (await this.tryWrite({ ...part, outputs: [] }))) continue;
         // the run's own record at least: queued, or its end
         for (const { runs, settle, fail } of part.inserts) await this.store.insert(runs).then(settle, fail);
         for (const { transition: t, settle, fail, logged } of part.transitions) {

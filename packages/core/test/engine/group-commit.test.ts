@@ -145,4 +145,33 @@ describe("run state written by group commit", () => {
     }
     expect(errors.some((m) => /poison refused/.test(m))).toBe(true);
   }, 60_000);
+
+  it("sqlite: a refused preview write costs the run only its previews: its node runs and logs are written", async () => {
+    // found by a black-box attack: a value too large to write as JSON failed the run's whole share of the batch, and
+    // the run was recorded `success` while its node runs stayed `running` for ever
+    const db = await createTestDatabase("sqlite");
+    cleanup.push(() => db.drop());
+    const errors: string[] = [];
+    const sluice = await start(db, { ...quiet, error: (message: string) => void errors.push(message) });
+    const pipeline = await sluice.pipelines.create({ name: "outputs refused", ...TWO_NODES });
+    const other = await createKnexStore(db.url);
+    await other.knex.raw(
+      "create trigger refuse_outputs before insert on node_outputs begin select raise(abort, 'outputs refused'); end",
+    );
+    await other.close();
+    const ended = new Set<string>();
+    sluice.events.on("run.completed", (e) => ended.add(e.run_id));
+    const { id } = await sluice.runs.trigger(pipeline.id);
+    const deadline = Date.now() + 30_000;
+    while (!ended.has(id) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const run = await sluice.runs.get(id);
+    expect(run.status).toBe("success");
+    expect(run.node_runs.map((n) => [n.node_id, n.status])).toEqual([
+      ["src", "success"],
+      ["calc", "success"],
+    ]);
+    const logs = await sluice.runs.logs(id);
+    expect(logs.some((l) => l.node_id === "calc" && /completed/.test(l.message))).toBe(true);
+    expect(errors.some((m) => /outputs refused/.test(m))).toBe(true);
+  }, 60_000);
 });
