@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sqliteWorkersStillRunning } from "@sluice/core";
 import { startTestServer, type TestServer } from "../../../test-support/http.js";
 
 /**
@@ -148,5 +149,30 @@ describe("user SQL on SQLite runs off the event loop", () => {
     expect(cancelled.node).toBe("cancelled");
     expect(cancelled.ms).toBeLessThanOrEqual(2_000);
     expect(cancelled.error).toMatch(/cancelled/);
+  });
+
+  it("a statement that timed out or was cancelled does not go on running in the background", async () => {
+    // found by a black-box attack: an endless recursive CTE, timed out or cancelled, kept a thread at 100 % CPU until
+    // the server restarted (a thread cannot be stopped inside a SQLite step); each editor's run added one more
+    const endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) AS n FROM c";
+    const p = (await (
+      await t.fetch("/pipelines", {
+        method: "POST",
+        json: {
+          name: "endless sqlite query",
+          nodes: [{ id: "slow", type: "source_db", config: { conn_id: "slow_sqlite", query: endless, timeout: 1 } }],
+        },
+      })
+    ).json()) as { id: string };
+    const { id } = (await (await t.fetch(`/pipelines/${p.id}/run`, { method: "POST", json: {} })).json()) as {
+      id: string;
+    };
+    const run = await t.client.runs.wait(id, { timeoutMs: 20_000 });
+    expect(run.status).toBe("failed");
+    expect(run.node_runs[0]?.error).toMatch(/timed out/);
+    // the statement's worker is gone: nothing is left computing the endless query
+    const deadline = Date.now() + 10_000;
+    while (sqliteWorkersStillRunning() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(sqliteWorkersStillRunning()).toBe(0);
   });
 });

@@ -1,9 +1,9 @@
-import { Worker } from "node:worker_threads";
+import { fork, type ChildProcess } from "node:child_process";
 import { bundledScript } from "../../bundled-script.js";
 import { SluiceError } from "../../errors.js";
 import type { Row } from "../dataset.js";
 
-/** Requests to the worker thread (`sqlite-worker-thread.mjs`); each gets exactly one reply with the same id. */
+/** Requests to the worker process (`sqlite-worker-process.mjs`); each gets exactly one reply with the same id. */
 type ToWorker =
   | { t: "run"; sql: string; params: unknown[] }
   | { t: "runMany"; sql: string; rows: unknown[][] }
@@ -22,7 +22,7 @@ type FromWorker = { id: number } & (
 
 type Reply<T extends FromWorker["t"]> = Extract<FromWorker, { t: T }>;
 
-/** Blob cells arrive as plain Uint8Arrays after the thread hop; the nodes (and the old in-thread code) see Buffers. */
+/** Blob cells arrive as plain Uint8Arrays over the IPC channel; the nodes see Buffers. */
 function restoreBuffers(rows: Row[]): void {
   for (const row of rows) {
     for (const [key, value] of Object.entries(row)) {
@@ -46,26 +46,35 @@ export interface SqliteQuery {
 }
 
 /**
- * One SQLite database held by a worker thread, so that user SQL never runs on the server's event loop. `stop()`
- * terminates the thread: everything pending fails at once with the reason given, and an open transaction is
- * rolled back as the thread's database connection closes.
+ * One SQLite database held by a worker process, so that user SQL never runs on the server's event loop. `stop()` kills
+ * the process: everything pending fails at once with the reason given, an open transaction is rolled back (SQLite's
+ * journal), and the statement stops. A worker thread could not be stopped inside one long SQLite step: an endless
+ * query, timed out or cancelled, went on using a core until the server restarted.
+ *
+ * The process gets the database path and nothing of the server's environment (keys, tokens); its output is dropped.
  */
 export class SqliteWorker {
-  private readonly worker: Worker;
+  private readonly worker: ChildProcess;
   private readonly waiting = new Map<number, { resolve(m: FromWorker): void; reject(e: Error): void }>();
   private nextId = 1;
   private stopped: Error | null = null;
   private terminating = false;
 
   private constructor(filename: string) {
-    this.worker = new Worker(
+    this.worker = fork(
       bundledScript(
         import.meta.url,
-        "sqlite-worker-thread.mjs",
-        "engine/db/sqlite-worker-thread.js",
+        "sqlite-worker-process.mjs",
+        "engine/db/sqlite-worker-process.js",
         "the SQLite worker script",
       ),
-      { workerData: { filename } },
+      [filename],
+      {
+        serialization: "advanced",
+        execArgv: [],
+        env: workerEnvironment(),
+        stdio: ["ignore", "ignore", "ignore", "ipc"],
+      },
     );
     this.worker.on("message", (m: FromWorker) => {
       const waiter = this.waiting.get(m.id);
@@ -81,7 +90,7 @@ export class SqliteWorker {
     );
   }
 
-  /** Starts a worker thread on the database file `filename` (`:memory:` for a fresh in-memory database). */
+  /** Starts a worker process on the database file `filename` (`:memory:` for a fresh in-memory database). */
   static async open(filename: string): Promise<SqliteWorker> {
     const sqlite = new SqliteWorker(filename);
     await new Promise<FromWorker>((resolve, reject) => sqlite.waiting.set(0, { resolve, reject }));
@@ -98,7 +107,9 @@ export class SqliteWorker {
     if (this.stopped) return Promise.reject(this.stopped);
     return new Promise<FromWorker>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage({ ...message, id });
+      this.worker.send({ ...message, id }, (e) => {
+        if (e) this.fail(new SluiceError("unprocessable", `the SQLite worker is gone: ${e.message}`));
+      });
     }).then((m) => {
       if (m.t !== expected) throw new SluiceError("internal", `the SQLite worker answered ${m.t} to ${message.t}`);
       return m as Reply<T>;
@@ -164,16 +175,15 @@ export class SqliteWorker {
     };
   }
 
-  /** Terminates the thread now (a cancel or timeout): pending requests fail with `reason`. */
+  /** Ends the process now (a cancel or timeout, or once closed): pending requests fail with `reason`. */
   stop(reason: Error): void {
     this.fail(reason);
-    // not awaited: a statement inside one long SQLite step holds the thread until that step returns
-    if (!this.terminating) {
+    if (!this.terminating && this.worker.exitCode === null && this.worker.signalCode === null) {
       this.terminating = true;
       ending.add(this.worker);
       this.worker.once("exit", () => ending.delete(this.worker));
+      this.worker.kill("SIGKILL");
     }
-    void this.worker.terminate();
     this.worker.unref();
   }
 
@@ -184,10 +194,18 @@ export class SqliteWorker {
   }
 }
 
-/** Threads told to end that have not yet: one stuck in a long SQLite step blocks `process.exit` until it returns. */
-const ending = new Set<Worker>();
+/** Worker processes told to end that have not exited yet. */
+const ending = new Set<ChildProcess>();
 
-/** How many SQLite worker threads are still finishing a statement after being terminated. */
+/** The environment of a worker process: where SQLite may put temporary files, nothing else of the server's. */
+function workerEnvironment(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const name of ["PATH", "TMPDIR", "SQLITE_TMPDIR"])
+    if (process.env[name] !== undefined) env[name] = process.env[name];
+  return env;
+}
+
+/** How many SQLite worker processes are still running after being told to end. */
 export function sqliteWorkersStillRunning(): number {
   return ending.size;
 }

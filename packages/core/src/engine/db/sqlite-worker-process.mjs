@@ -1,11 +1,11 @@
-// The worker thread behind sqlite-worker.ts: it holds one SQLite database (a file, or ":memory:") so that user SQL
-// never runs on the server's event loop. It executes what it is sent and decides nothing: which statements may run
-// is decided by the caller from the `statement` reply. Message shapes: the ToWorker/FromWorker types in
-// sqlite-worker.ts. The database path comes in workerData.filename.
-import { parentPort, workerData } from "node:worker_threads";
+// The child process behind sqlite-worker.ts: it holds one SQLite database (a file, or ":memory:") so that user SQL
+// never runs on the server's event loop, and a statement that must stop (a cancel, a timeout) stops when the process
+// is killed — a thread cannot be stopped inside a SQLite step. It executes what it is sent and decides nothing: which
+// statements may run is decided by the caller from the `statement` reply. Message shapes: the ToWorker/FromWorker
+// types in sqlite-worker.ts. The database path is the first argument.
 import Database from "better-sqlite3";
 
-const db = new Database(workerData.filename);
+const db = new Database(process.argv[2]);
 // SQLite's own load_extension() SQL function is already off in better-sqlite3; these say so clearly
 const noExtensions = () => {
   throw new Error("load_extension is not available: extensions cannot be loaded from SQL");
@@ -29,7 +29,7 @@ function prepareCached(sql) {
   return statement;
 }
 
-/** Structured clone turns Buffers into plain Uint8Arrays; SQLite binds them as blobs either way. */
+/** The IPC channel's serialization turns Buffers into plain Uint8Arrays; SQLite binds them as blobs either way. */
 const bindable = (params) =>
   params.map((v) =>
     v instanceof Uint8Array && !Buffer.isBuffer(v) ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : v,
@@ -119,7 +119,7 @@ function handle(m) {
   throw new Error(`unknown message ${m.t}`);
 }
 
-parentPort.on("message", (m) => {
+process.on("message", (m) => {
   let reply;
   try {
     reply = { ...handle(m), id: m.id };
@@ -127,7 +127,9 @@ parentPort.on("message", (m) => {
     if (m.t === "more") queries.delete(m.query);
     reply = { t: "error", id: m.id, message: e instanceof Error ? e.message : String(e) };
   }
-  parentPort.postMessage(reply);
-  if (m.t === "close") parentPort.close();
+  process.send(reply);
+  if (m.t === "close") process.disconnect();
 });
-parentPort.postMessage({ t: "ready", id: 0 });
+// the server went away (or closed this database): nothing more will be asked
+process.on("disconnect", () => process.exit(0));
+process.send({ t: "ready", id: 0 });
