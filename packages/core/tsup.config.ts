@@ -11,7 +11,7 @@ export default defineConfig({
     "model/input-rules": "src/model/input-rules.ts",
     // the code runner runs in its own process (see sandbox/code-runner-pool.ts)
     "sandbox/code-runner": "src/sandbox/code-runner.mjs",
-    // user SQL on SQLite runs in a worker thread (see engine/db/sqlite-worker.ts)
+    // user SQL on SQLite runs in a worker process (see engine/db/sqlite-worker.ts)
     "engine/db/sqlite-worker-process": "src/engine/db/sqlite-worker-process.mjs",
     // the server's SQLite database is checkpointed in a worker thread (see store/knex/sqlite-checkpointer.ts)
     "store/knex/sqlite-checkpoint-thread": "src/store/knex/sqlite-checkpoint-thread.mjs",
