@@ -22,6 +22,30 @@ export function mysqlOptions(c: ConnectionFields, resolver: DnsResolver = system
   return { ...options, stream: () => connectGuarded(options.host ?? "localhost", options.port ?? 3306, resolver) };
 }
 
+/**
+ * Run on every MySQL/MariaDB connection Sluice opens (its store and the nodes'): takes `NO_BACKSLASH_ESCAPES` out of
+ * the session's `sql_mode`. mysql2 quotes the values it is given on the client, escaping a quote with a backslash;
+ * in that mode a backslash is an ordinary character, and a value ending in `\'` would end its string early:
+ * injection through data, on a server whose administrator set the mode globally.
+ */
+export const KEEP_BACKSLASH_ESCAPES =
+  "SET SESSION sql_mode = TRIM(BOTH ',' FROM " +
+  "REPLACE(CONCAT(',', @@SESSION.sql_mode, ','), ',NO_BACKSLASH_ESCAPES,', ','))";
+
+/** A knex `pool.afterCreate` step for mysql2 connections: {@link KEEP_BACKSLASH_ESCAPES}, then `next`. */
+export function keepBackslashEscapes(
+  connection: { query(sql: string, callback: (err: Error | null) => void): unknown },
+  next: (err: Error | null) => void,
+): void {
+  connection.query(KEEP_BACKSLASH_ESCAPES, (err) => next(err));
+}
+
+/**
+ * A string bound into user SQL on MySQL/MariaDB, as a hexadecimal literal of the UTF-8 text (`_utf8mb4 X'…'`): it
+ * holds no quote or backslash whatever `sql_mode` the user's own statements set in their session.
+ */
+export const mysqlTextLiteral = (text: string): string => `_utf8mb4 X'${Buffer.from(text, "utf8").toString("hex")}'`;
+
 export const mysqlConnector: Connector = {
   type: "mysql",
   label: "MySQL",

@@ -2,7 +2,7 @@ import knexFactory, { type Knex } from "knex";
 import mysql from "mysql2/promise";
 import pg from "pg";
 import type { ResolvedConnection } from "../../connectors/resolver.js";
-import { mysqlOptions } from "../../connectors/types/mysql.js";
+import { keepBackslashEscapes, mysqlOptions, mysqlTextLiteral } from "../../connectors/types/mysql.js";
 import { pgClientConfig } from "../../connectors/types/postgres.js";
 import { SluiceError } from "../../errors.js";
 import type { Row } from "../dataset.js";
@@ -76,7 +76,10 @@ export async function openNodeDatabase(conn: ResolvedConnection): Promise<NodeDa
     afterCreate(connection: NodeJS.EventEmitter, done: (err: Error | null, connection: unknown) => void) {
       connection.on("error", (e: Error) => lost.abort(e));
       connection.on("end", () => lost.abort(new Error("the connection to the database was lost")));
-      done(null, connection);
+      if (dialect !== "mysql") return done(null, connection);
+      keepBackslashEscapes(connection as unknown as Parameters<typeof keepBackslashEscapes>[0], (e) =>
+        done(e, connection),
+      );
     },
   };
   const knex =
@@ -132,6 +135,16 @@ export async function withNodeDatabase<T>(
   }
 }
 
+/**
+ * The bindings of user SQL (`${param.*}`, `${var.*}`) as the database's driver is given them. On MySQL/MariaDB text is
+ * sent as a hexadecimal literal: mysql2 quotes values on the client with backslash escapes, which a statement of the
+ * user's own (`SET SESSION sql_mode = 'NO_BACKSLASH_ESCAPES'`) would turn into a way out of the string.
+ */
+export function userSqlBindings(db: NodeDatabase, bindings: unknown[]): unknown[] {
+  if (db.dialect !== "mysql") return bindings;
+  return bindings.map((v) => (typeof v === "string" ? db.knex.raw(mysqlTextLiteral(v)) : v));
+}
+
 /** Streams the rows of a query in batches (pg-query-stream, mysql2 streams, better-sqlite3 iterate in the worker). */
 export async function* streamRows(
   db: NodeDatabase,
@@ -152,7 +165,9 @@ export async function* streamRows(
   }
   let batch: Row[] = [];
   // pg-query-stream fetches 100 rows per round trip by default; ask for whole batches
-  const stream = db.knex.raw(sql, bindings as Knex.RawBinding[]).stream({ batchSize, highWaterMark: batchSize });
+  const stream = db.knex
+    .raw(sql, userSqlBindings(db, bindings) as Knex.RawBinding[])
+    .stream({ batchSize, highWaterMark: batchSize });
   const closed = new Promise((resolve) => stream.once("close", resolve));
   const onAbort = () => stream.destroy(new SluiceError("unprocessable", "the query was cancelled"));
   const onLost = () => stream.destroy(db.lost.reason as Error);

@@ -1,6 +1,6 @@
 import { SluiceError } from "../../errors.js";
 import { refuseSqliteFileStatements } from "../../connectors/types/sqlite.js";
-import { driverErrorMessage, withNodeDatabase } from "../db/database.js";
+import { driverErrorMessage, userSqlBindings, withNodeDatabase } from "../db/database.js";
 import { defineNodeType } from "../node-type.js";
 import { z } from "zod";
 import { nonEmpty, loose } from "./config-parts.js";
@@ -93,7 +93,7 @@ export const migrateNode = defineNodeType({
         const bindable = (b: unknown[]) =>
           b.map((v) => (v instanceof Date ? v.valueOf() : typeof v === "boolean" ? Number(v) : v));
         await sqlite.transaction(() => runAll((sql, b) => sqlite.run(sql.replace(/\\\?/g, "?"), bindable(b))));
-      } else if (db.dialect === "mysql") await runAll((sql, b) => db.knex.raw(sql, b as never[]));
+      } else if (db.dialect === "mysql") await runAll((sql, b) => db.knex.raw(sql, userSqlBindings(db, b) as never[]));
       else await db.knex.transaction((trx) => runAll((sql, b) => trx.raw(sql, b as never[])));
     });
     ctx.log("info", `ran ${statements.length} statement(s) on ${conn.conn_id}`);

@@ -1,4 +1,5 @@
 import type { Knex } from "knex";
+import { keepBackslashEscapes } from "../../../connectors/types/mysql.js";
 import type { Dialect } from "./dialect.js";
 
 /** GET_LOCK names are server-wide: the database's name keeps two Sluice databases on one server apart. */
@@ -36,7 +37,14 @@ export const mysqlDialect: Dialect = {
         supportBigNumbers: true,
         connectTimeout: 10_000,
       },
-      pool: { min: 0, max: 10 },
+      pool: {
+        min: 0,
+        max: 10,
+        afterCreate: (
+          connection: Parameters<typeof keepBackslashEscapes>[0],
+          done: (e: Error | null, c: unknown) => void,
+        ) => keepBackslashEscapes(connection, (e) => done(e, connection)),
+      },
     };
   },
   async sizeBytes(knex: Knex) {
