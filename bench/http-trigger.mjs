@@ -1,0 +1,144 @@
+// The trigger's answer time as a user sees it: a real `sluice serve` (spawned, built packages — run `npm run build`
+// first), `POST /api/pipelines/{id}/run` sent one at a time over a keep-alive connection, each after the previous
+// answer and a pause; the answer means the run is queued and durable (docs/storage.md). Target (the hot-path issue):
+// answered in ≤ 1 ms median.
+//
+// What an answer time means depends on what the machine did just before: after a pause of some milliseconds an
+// idle server's (and client's) CPU caches are cold and their threads must be woken, which costs even a bare
+// `GET /health`. So each trigger is paired with a `GET /health` sent after the same pause (the HTTP floor), and
+// the script measures two pauses: --pauses 1,20 (ms) by default — 1 ms is a client triggering runs back to back,
+// 20 ms is the pause `http-chain-40.mjs` leaves between runs.
+//
+// The pipeline: one `transform` node with real rules (the throughput script's), run over 0 rows: its run takes well
+// under a millisecond, so runs do not pile up behind the triggers. --nodes 41 makes it a chain of 41 such nodes
+// (the trigger then looks up and checks a 41-node pipeline; with 1 ms pauses its runs overlap the next triggers).
+// Each repetition uses a fresh server and database (SQLite file in a temp dir; a throw-away PostgreSQL database on
+// $SLUICE_TEST_PG_URL, default postgres://postgres@127.0.0.1:5432/postgres, dropped afterwards).
+// Options: --db sqlite|postgres|both (sqlite) --pauses 1,20 --runs 300 --warmup 30 --reps 3 --nodes 1
+// --baseline DIR (another built checkout: each repetition runs its server too, and the report adds this/baseline)
+import path from "node:path";
+import fs from "node:fs";
+import { performance } from "node:perf_hooks";
+import {
+  ORDER_RULES,
+  eachMode,
+  createPgDatabase,
+  httpClient,
+  loadavg,
+  median,
+  mmm,
+  parseArgs,
+  startServer,
+  tmpDir,
+} from "./lib/serve.mjs";
+
+const opts = parseArgs(process.argv.slice(2), {
+  db: "sqlite",
+  pauses: "1,20",
+  runs: 300,
+  warmup: 30,
+  reps: 3,
+  nodes: 1,
+  baseline: "",
+});
+const PAUSES = String(opts.pauses)
+  .split(",")
+  .map((p) => Number(p));
+if (PAUSES.some((p) => !Number.isFinite(p) || p < 0)) throw new Error(`--pauses: numbers of ms, got ${opts.pauses}`);
+
+function pipelineSpec() {
+  const nodes = Array.from({ length: Number(opts.nodes) }, (_, i) => ({
+    id: `t${i}`,
+    type: "transform",
+    config: { rules: ORDER_RULES },
+  }));
+  const edges = nodes.slice(1).map((n, i) => ({ from: nodes[i].id, to: n.id }));
+  return { name: `bench trigger (${nodes.length} transform)`, nodes, edges };
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function once(mode, rep, bin) {
+  const dir = tmpDir("sluice-bench-http-trigger-");
+  const pgdb = mode === "postgres" ? await createPgDatabase() : null;
+  const db = pgdb ? pgdb.url : path.join(dir, "sluice.db");
+  const load0 = loadavg();
+  const server = await startServer({ dir, db, bin });
+  const http = httpClient(server.url, 1);
+  try {
+    const pipeline = await http.post("/api/pipelines", pipelineSpec());
+    const medians = {};
+    for (const pause of PAUSES) {
+      const health = [];
+      const trigger = [];
+      for (let i = 0; i < opts.warmup + opts.runs; i++) {
+        await sleep(pause);
+        const h0 = performance.now();
+        await http.call("GET", "/health");
+        const h = performance.now() - h0;
+        await sleep(pause);
+        const t0 = performance.now();
+        await http.call("POST", `/api/pipelines/${pipeline.id}/run`, { params: {} }); // throws unless 2xx
+        const t = performance.now() - t0;
+        if (i < opts.warmup) continue;
+        health.push(h);
+        trigger.push(t);
+      }
+      medians[`health ${pause}`] = median(health);
+      medians[`trigger ${pause}`] = median(trigger);
+    }
+    return { rep, medians, load0, load1: loadavg(), command: server.command };
+  } finally {
+    await http.close().catch(() => undefined);
+    await server.stop();
+    if (pgdb) await pgdb.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const label = (key) => {
+  const [what, pause] = key.split(" ");
+  return what === "health"
+    ? `GET /health after ${pause} ms (the HTTP floor)`
+    : `POST /run answered after ${pause} ms (target ≤ 1 ms)`;
+};
+
+function report(mode, results, prefix) {
+  console.log(
+    `\n${prefix}${mode}: ${opts.runs} triggers one at a time per pause, ${opts.nodes}-node pipeline, median per repetition, ${results.length} fresh servers`,
+  );
+  for (const r of results)
+    console.log(
+      `  rep ${r.rep}: ${Object.entries(r.medians)
+        .map(([k, v]) => `${k} ms ${v.toFixed(2)}`)
+        .join(", ")}; loadavg ${r.load0} → ${r.load1}`,
+    );
+  for (const k of Object.keys(results[0].medians))
+    console.log(
+      `  ${label(k).padEnd(46)} median min/median/max ${mmm(
+        results.map((r) => r.medians[k]),
+        2,
+        " ms",
+      )}`,
+    );
+}
+
+const flags = process.argv.slice(2).filter((a, i, all) => !(a === "--db" || all[i - 1] === "--db"));
+
+await eachMode(opts, {
+  once,
+  report,
+  compare(mode, results, baseline) {
+    const ratios = Object.keys(results[0].medians).map((k) => {
+      const ratio = median(results.map((r) => r.medians[k])) / median(baseline.map((r) => r.medians[k]));
+      return `${k} ms ×${ratio.toFixed(2)}`;
+    });
+    console.log(`  this/baseline (medians of the medians): ${ratios.join(", ")}`);
+  },
+  after(mode, results) {
+    console.log(
+      `  server started as: ${results[0].command.replace(/--port \d+/, "--port <free>").replace(/--db \S+/, mode === "sqlite" ? "--db <tmp>/sluice.db" : "--db postgres://postgres@127.0.0.1:5432/<throw-away>")}`,
+    );
+    console.log(`  reproduce: node bench/http-trigger.mjs --db ${mode}${flags.length ? " " + flags.join(" ") : ""}`);
+  },
+});
