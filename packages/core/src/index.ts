@@ -71,7 +71,7 @@ export {
   type BoundSql,
 } from "./engine/node-type.js";
 export { createNodeContext, type NodeContextOptions } from "./engine/node-context.js";
-export { sqliteWorkersStillRunning } from "./engine/db/sqlite-worker.js";
+export { killSqliteWorkers, sqliteWorkersStillRunning } from "./engine/db/sqlite-worker.js";
 export { CodeRunnerPool, sharedCodeRunnerPool, type CodeRunOptions } from "./sandbox/code-runner-pool.js";
 export { dataSetFromRows, EMPTY_DATASET, type DataSet, type Row } from "./engine/dataset.js";
 export { executionSettings, retryDelayMs } from "./engine/execution-settings.js";

@@ -8,7 +8,7 @@ import {
   generateApiKey,
   isSluiceError,
   migrateDatabase,
-  sqliteWorkersStillRunning,
+  killSqliteWorkers,
   unlockMigrations,
 } from "@sluice/core";
 import { deploy } from "./deploy.js";
@@ -205,9 +205,11 @@ async function serve(args: string[]): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info(`received ${signal}, shutting down`);
-    // a SQLite statement stuck inside one long step cannot be interrupted, and its thread blocks a normal exit
+    // a shutdown that hangs (a thread stuck in native code blocks even process.exit) ends the process outright,
+    // taking the SQLite worker processes along first
     const forceExit = () => {
-      logger.warn("a user SQLite statement is still running after the shutdown; ending the process");
+      logger.warn(`the shutdown did not finish within ${SHUTDOWN_LIMIT_MS / 1000} s; ending the process`);
+      killSqliteWorkers();
       process.kill(process.pid, "SIGKILL");
     };
     const deadline = setTimeout(forceExit, SHUTDOWN_LIMIT_MS);
@@ -215,8 +217,7 @@ async function serve(args: string[]): Promise<void> {
       await running.close();
       await sluice.close();
       clearTimeout(deadline);
-      if (sqliteWorkersStillRunning() > 0) forceExit();
-      else process.exit(0);
+      process.exit(0);
     })().catch((e: unknown) => fail(e instanceof Error ? e.message : String(e), 1));
   };
   process.on("SIGTERM", () => stop("SIGTERM"));

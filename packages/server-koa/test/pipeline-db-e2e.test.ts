@@ -106,11 +106,7 @@ describe.each(dialects)("database nodes against real %s", (dialect) => {
     );
     expect(run.status).toBe("success");
     expect(run.node_runs[0]?.row_count).toBe(0);
-    const after = await runPipeline({
-      name: `after ${Math.random()}`,
-      nodes: [{ id: "q", type: "source_db", config: { conn_id: "target", query: "select 1 as n" } }],
-    });
-    expect(after.run.status, JSON.stringify(after.run.node_runs)).toBe("success");
+    expect(await count("src")).toBe(4);
   });
 
   it(`${dialect}: a query that fails fails its node, in a run and a dry run; the server goes on`, async () => {
@@ -130,7 +126,11 @@ describe.each(dialects)("database nodes against real %s", (dialect) => {
     }
     await new Promise((resolve) => setTimeout(resolve, 200)); // a late release would throw by now
     expect((await fetch(`${t.baseUrl}/health`)).status).toBe(200);
-    expect(await count("src")).toBe(4);
+    const after = await runPipeline({
+      name: `after ${Math.random()}`,
+      nodes: [{ id: "q", type: "source_db", config: { conn_id: "target", query: "select 1 as n" } }],
+    });
+    expect(after.run.status, JSON.stringify(after.run.node_runs)).toBe("success");
   });
 
   it(`${dialect}: insert mode appends, and a failing batch writes nothing (one transaction)`, async () => {

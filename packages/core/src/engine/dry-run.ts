@@ -9,7 +9,6 @@ import { EMPTY_DATASET, ownProperty } from "./dataset.js";
 import type { HttpClient } from "./http/http-client.js";
 import type { NodeTypeRegistry } from "./node-type.js";
 import { RunExecution, type ExecutionStore } from "./run-execution.js";
-import { shownRows } from "./shown-value.js";
 
 export interface DryRunDeps {
   registry: NodeTypeRegistry;
@@ -85,7 +84,7 @@ export async function dryRunPipeline(
       name: node.name ?? node.id,
       status,
       columns: data.columns,
-      rows: execution.scrubValue(shownRows(data.rows.slice(0, DRY_RUN_ROWS))),
+      rows: data.rows.slice(0, DRY_RUN_ROWS).map((row) => execution.shown(row)),
       ...(outcome?.error ? { error: outcome.error } : {}),
     });
   }

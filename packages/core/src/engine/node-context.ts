@@ -88,6 +88,10 @@ export function createNodeContext(o: NodeContextOptions): NodeContext {
       }
     },
     http: o.http ?? defaultHttpClient(),
-    deadLetter: (rows, error) => deadLetter(scrubber.scrubValue(rows), scrubber.scrub(error)),
+    deadLetter: (rows, error) =>
+      deadLetter(
+        rows.map((row) => scrubber.shown(row)),
+        scrubber.scrub(error),
+      ),
   };
 }

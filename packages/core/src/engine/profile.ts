@@ -66,7 +66,8 @@ function computeProfile(nodeId: string, data: DataSet): NodeProfile {
         types.add(t);
         lastType = t;
       }
-      distinct.add(typeof v !== "object" ? v : ArrayBuffer.isView(v) ? binaryKey(v) : JSON.stringify(v));
+      // a list or object by the JSON of what a person is shown of it (bounded: a 100 MB document is not written out)
+      distinct.add(typeof v !== "object" ? v : ArrayBuffer.isView(v) ? binaryKey(v) : JSON.stringify(shownValue(v)));
       if (typeof v === "number" && Number.isFinite(v)) {
         sum += v;
         numeric++;
@@ -90,8 +91,8 @@ function computeProfile(nodeId: string, data: DataSet): NodeProfile {
       null_count: nulls,
       null_pct: total === 0 ? 0 : Math.round((nulls / total) * 10000) / 100,
       distinct_count: distinct.count,
-      min: (shownValue(min) as typeof min) ?? null,
-      max: (shownValue(max) as typeof max) ?? null,
+      min: min ?? null,
+      max: max ?? null,
       mean: numeric > 0 ? sum / numeric : null,
     };
   });

@@ -13,15 +13,17 @@ import type { RunClaim, RunStore } from "../store/ports.js";
 import { EMPTY_DATASET, withValue, type DataSet, type Row } from "./dataset.js";
 import { retryDelayMs } from "./execution-settings.js";
 import type { HttpClient } from "./http/http-client.js";
+import { jsonSizeWithin } from "./json-size.js";
 import { createNodeContext } from "./node-context.js";
 import type { NodeResult, NodeTypeDefinition, NodeTypeRegistry } from "./node-type.js";
 import { planOf, type PipelinePlan } from "./pipeline-plan.js";
-import { profileDataSet } from "./profile.js";
+import { profileDataSet, type NodeProfile } from "./profile.js";
 import { SecretScrubber } from "./secret-scrubber.js";
-import { shownRows } from "./shown-value.js";
 import { WriteBuffer, writeErrorText } from "./write-buffer.js";
 
 export const PREVIEW_ROWS = 50;
+/** Largest node output kept for resume when a run fails, in characters of JSON. */
+const MAX_KEPT_OUTPUT_CHARS = 64_000_000;
 /** Input rows kept as the DLQ payload of a node that failed for good. */
 export const DLQ_SAMPLE_ROWS = 50;
 export const INTERRUPTED = "interrupted";
@@ -129,6 +131,15 @@ export class RunExecution {
     return this.scrubber.scrubValue(value);
   }
 
+  /** A value as people read it in previews, dry runs and DLQ payloads: masked and bounded (`SecretScrubber.shown`). */
+  shown<T>(value: T): T {
+    return this.scrubber.shown(value);
+  }
+
+  private shownProfile(profile: NodeProfile): NodeProfile {
+    return { ...profile, columns: profile.columns.map((column) => this.scrubber.shown(column)) };
+  }
+
   /** Every node's state, output and error once `execute()` has returned (what a dry run reports). */
   outcomes(): Map<string, NodeOutcome> {
     const result = new Map<string, NodeOutcome>();
@@ -229,7 +240,7 @@ export class RunExecution {
         this.buffer.nodeRun(record, this.options.claim);
       }
       // a node that can retry logs each attempt; one that cannot has its start in node.started and the node run
-      if (attempts > 1) this.log("info", `attempt ${attempt}/${attempts} started`, id);
+      if (settings.maxRetries > 0) this.log("info", `attempt ${attempt}/${attempts} started`, id);
       try {
         const result = await this.attempt(def, node, config, inputs, inputIds, attempt, settings.timeoutMs);
         return this.succeedNode(id, started, result);
@@ -321,12 +332,13 @@ export class RunExecution {
         run_id: this.run.id,
         node_id: id,
         kind: "preview",
-        // a preview is readable by viewers: a secret that reached the data (an API echoing its credentials) is masked
-        data: this.scrubber.scrubValue({
+        // a preview is readable by viewers: a secret that reached the data (an API echoing its credentials) is masked,
+        // and what people read is bounded (engine/shown-value.ts), row by row
+        data: {
           node_id: id,
-          columns: output.columns,
-          rows: shownRows(output.rows.slice(0, PREVIEW_ROWS)),
-        }),
+          columns: this.scrubber.shown(output.columns),
+          rows: output.rows.slice(0, PREVIEW_ROWS).map((row) => this.scrubber.shown(row)),
+        },
       },
       this.options.claim,
     );
@@ -335,7 +347,7 @@ export class RunExecution {
         run_id: this.run.id,
         node_id: id,
         kind: "profile",
-        data: this.scrubber.scrubValue(profileDataSet(id, output)),
+        data: this.shownProfile(profileDataSet(id, output)),
       },
       this.options.claim,
     );
@@ -393,7 +405,8 @@ export class RunExecution {
     this.emitNode("node.failed", id, { status: "failed", error, duration_ms: duration });
     if (deadLetter) {
       const sample = inputs.flatMap((input) => input.rows.slice(0, DLQ_SAMPLE_ROWS)).slice(0, DLQ_SAMPLE_ROWS);
-      await this.deadLetter(this.plan.nodes.get(id) as PipelineNode, sample, error).catch((e: unknown) =>
+      const shown = sample.map((row) => this.scrubber.shown(row));
+      await this.deadLetter(this.plan.nodes.get(id) as PipelineNode, shown, error).catch((e: unknown) =>
         this.deps.logger.error(
           `run ${this.run.id}: writing the DLQ entry failed: ${this.scrubber.scrub((e as Error).message)}`,
         ),
@@ -401,6 +414,7 @@ export class RunExecution {
     }
   }
 
+  /** Writes a DLQ entry of `rows`, already as people may read them (`SecretScrubber.shown`). */
   private async deadLetter(node: PipelineNode, rows: Row[], error: string): Promise<void> {
     await this.deps.store.insertDlq([
       {
@@ -410,7 +424,7 @@ export class RunExecution {
         node_id: node.id,
         node_name: node.name ?? node.id,
         error: this.scrubber.scrub(error),
-        payload: this.scrubber.scrubValue(shownRows(rows)),
+        payload: rows,
         created_at: this.now(),
         resolved: false,
         resolved_at: null,
@@ -428,11 +442,20 @@ export class RunExecution {
       this.buffer.nodeRun(record, this.options.claim);
     }
     if (status === "failed") {
-      // persisted so `resume` can skip these nodes and still feed their data downstream
+      // persisted so `resume` can skip these nodes and still feed their data downstream; an output too large to
+      // write as JSON on the server's thread is not kept, and its node runs again on resume
       for (const [id, state] of this.state) {
         const data = this.outputs.get(id);
-        if (state === "success" && data)
+        if (state !== "success" || !data) continue;
+        if (jsonSizeWithin(data, MAX_KEPT_OUTPUT_CHARS))
           this.buffer.output({ run_id: this.run.id, node_id: id, kind: "output", data }, this.options.claim);
+        else
+          this.log(
+            "warning",
+            `output not kept for resume: larger than ${MAX_KEPT_OUTPUT_CHARS / 1_000_000} MB as JSON; ` +
+              "a resume runs this node again",
+            id,
+          );
       }
     }
     if (status === "cancelled") {

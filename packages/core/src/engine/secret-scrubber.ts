@@ -1,6 +1,7 @@
 import type { ConnectionFields } from "../connectors/connector.js";
 import { MASKED_SECRET } from "../model/connection.js";
 import { ownProperty } from "./dataset.js";
+import { shownValue, type TextMask } from "./shown-value.js";
 
 /**
  * Names of `extra` keys (at any depth) and URL query parameters whose values are secrets: token, api_key, apikey,
@@ -42,8 +43,9 @@ function formsOf(value: string): string[] {
   return [...forms].filter((f) => f !== "");
 }
 
-/** Scrubbed object keys a scrubber keeps (a run's rows repeat a few column names). */
+/** Scrubbed object keys a scrubber keeps (a run's rows repeat a few column names), and the longest it keeps. */
 const MAX_KEYS_KEPT = 10_000;
+const MAX_KEY_KEPT_CHARS = 256;
 
 /** Shortest base64 run recorded on its own (`base64Cores`): shorter ones could match unrelated text. */
 const MIN_CORE = 8;
@@ -85,12 +87,18 @@ const QUERY_PARAM = /([?&])([^=&\s#"'<>]+)=([^&\s#"'<>]*)/g;
  * the Basic header value, and the value inside the base64 of any longer text (`base64Cores`). A value transformed
  * in another way (reversed, split by zero-width characters, encrypted, re-encoded twice, …) cannot be recognised.
  */
-export class SecretScrubber {
+export class SecretScrubber implements TextMask {
   private readonly long = new Set<string>();
   private readonly short = new Set<string>();
   private pattern: RegExp | null = null;
   /** Object keys as scrubbed (rows repeat their keys): emptied whenever a secret is recorded. */
   private readonly keys = new Map<string, string>();
+  private longest = 0;
+
+  /** The length of the longest spelling of a recorded secret. */
+  get longestSecret(): number {
+    return this.longest;
+  }
 
   /** A scrubber knowing the secrets of one connection (connection tests, whose causes go to the server log). */
   static forConnection(c: ConnectionFields): SecretScrubber {
@@ -126,6 +134,16 @@ export class SecretScrubber {
   private forgetCompiled(): void {
     this.pattern = null;
     this.keys.clear();
+    for (const form of [this.long, this.short].flatMap((forms) => [...forms]))
+      if (form.length > this.longest) this.longest = form.length;
+  }
+
+  /**
+   * A value as people read it in previews, dry runs, profiles and DLQ payloads: masked, and bounded
+   * (`shownValue`, engine/shown-value.ts); text is masked before it is cut.
+   */
+  shown<T>(value: T): T {
+    return shownValue(value, this) as T;
   }
 
   /**
@@ -194,11 +212,12 @@ export class SecretScrubber {
     return out as T;
   }
 
-  private scrubKey(key: string): string {
+  /** `scrub` for an object key: rows repeat their keys, so short ones are remembered. */
+  scrubKey(key: string): string {
     let out = this.keys.get(key);
     if (out === undefined) {
       out = this.scrub(key);
-      if (this.keys.size < MAX_KEYS_KEPT) this.keys.set(key, out);
+      if (this.keys.size < MAX_KEYS_KEPT && key.length <= MAX_KEY_KEPT_CHARS) this.keys.set(key, out);
     }
     return out;
   }

@@ -2,54 +2,94 @@ import { ownProperty } from "./dataset.js";
 
 /** Longest text shown in a preview, dry run, profile or DLQ payload; the rest is cut and counted. */
 export const SHOWN_TEXT_CHARS = 4000;
+/** Longest object key shown (a column name); the rest is cut and counted. */
+export const SHOWN_KEY_CHARS = 200;
 /** Largest binary value shown as is (as Node writes a Buffer in JSON); a larger one is described. */
 export const SHOWN_BINARY_BYTES = 1024;
 /** Most items of a list, or keys of an object, shown. */
 export const SHOWN_ITEMS = 1000;
+/** Characters of text and items shown of one value (a row, a profile's column) in all: nesting cannot multiply it. */
+export const SHOWN_BUDGET = 100_000;
+/** Deepest nesting shown; a deeper value is shown as `…`. */
+const SHOWN_DEPTH = 32;
+
+/** How text is masked before it is cut (a run's scrubber), so that a secret across the cut leaves no piece behind. */
+export interface TextMask {
+  scrub(text: string): string;
+  scrubKey(key: string): string;
+  /** The longest spelling of a secret it masks: text is masked that far beyond the cut, then cut. */
+  readonly longestSecret: number;
+}
 
 /**
  * A value as previews, dry runs, profiles and DLQ payloads show it: what a person reads, bounded, so that one cell of
  * 100 MB (a blob, a document) is not turned into JSON on the server's thread, stored, and sent to every reader of the
- * preview. Text over {@link SHOWN_TEXT_CHARS} characters keeps its start and says how long it was; a binary value over
- * {@link SHOWN_BINARY_BYTES} bytes becomes `<binary: N bytes>`; a list or object keeps its first {@link SHOWN_ITEMS}
- * items or keys, then says how many there were. Everything else is returned as it is (the same object when nothing
- * in it was cut).
+ * preview; and masked, when given the run's `mask`, before it is cut.
+ *
+ * Text over {@link SHOWN_TEXT_CHARS} characters (a key over {@link SHOWN_KEY_CHARS}) keeps its start and says how long
+ * it was; a binary value over {@link SHOWN_BINARY_BYTES} bytes becomes `<binary: N bytes>`; a list or object keeps its
+ * first {@link SHOWN_ITEMS} items or keys, then says how many there were; what lies deeper than 32 levels, or beyond
+ * {@link SHOWN_BUDGET} characters and items of the whole value, is `…`. A value that says how it is written as JSON (a
+ * decimal type) is shown as that. The value itself is not changed.
  */
-export function shownValue(value: unknown): unknown {
-  if (typeof value === "string")
-    return value.length <= SHOWN_TEXT_CHARS
-      ? value
-      : `${value.slice(0, SHOWN_TEXT_CHARS)}… (${value.length.toLocaleString("en-US")} characters)`;
-  if (typeof value !== "object" || value === null || value instanceof Date) return value;
-  if (ArrayBuffer.isView(value))
-    return value.byteLength <= SHOWN_BINARY_BYTES
-      ? value
-      : `<binary: ${value.byteLength.toLocaleString("en-US")} bytes>`;
-  if (Array.isArray(value)) {
-    let changed = value.length > SHOWN_ITEMS;
-    const out: unknown[] = [];
-    for (let i = 0; i < Math.min(value.length, SHOWN_ITEMS); i++) {
-      const item = shownValue(value[i]);
-      changed ||= item !== value[i];
-      out.push(item);
-    }
-    if (value.length > SHOWN_ITEMS) out.push(`… (${value.length.toLocaleString("en-US")} items)`);
-    return changed ? out : value;
-  }
-  // an object that says how it is written as JSON (a decimal type, say) is left to say so
-  if (typeof (value as { toJSON?: unknown }).toJSON === "function") return value;
-  const record = value as Record<string, unknown>;
-  const keys = Object.keys(record);
-  let changed = keys.length > SHOWN_ITEMS;
-  const out: Record<string, unknown> = {};
-  for (const key of keys.slice(0, SHOWN_ITEMS)) {
-    const item = shownValue(record[key]);
-    changed ||= item !== record[key];
-    ownProperty(out, key, item);
-  }
-  if (keys.length > SHOWN_ITEMS) ownProperty(out, "…", `${keys.length.toLocaleString("en-US")} keys`);
-  return changed ? out : value;
+export function shownValue(value: unknown, mask?: TextMask): unknown {
+  return show(value, { left: SHOWN_BUDGET }, 0, mask);
 }
 
-/** Rows as previews, dry runs and DLQ payloads show them ({@link shownValue} of each). */
-export const shownRows = <T>(rows: readonly T[]): T[] => rows.map((row) => shownValue(row) as T);
+interface Budget {
+  left: number;
+}
+
+const count = (n: number) => n.toLocaleString("en-US");
+
+function show(value: unknown, budget: Budget, depth: number, mask: TextMask | undefined): unknown {
+  if (typeof value === "string") return shownText(value, SHOWN_TEXT_CHARS, budget, mask, false);
+  if (typeof value !== "object" || value === null || value instanceof Date) return value;
+  if (ArrayBuffer.isView(value)) {
+    if (value.byteLength > SHOWN_BINARY_BYTES) return `<binary: ${count(value.byteLength)} bytes>`;
+    budget.left -= value.byteLength;
+    return value;
+  }
+  if (depth >= SHOWN_DEPTH || budget.left <= 0) return "…";
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === "function") return show(toJSON.call(value) as unknown, budget, depth + 1, mask);
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    for (let i = 0; i < value.length; i++) {
+      if (i >= SHOWN_ITEMS || budget.left <= 0) {
+        out.push(`… (${count(value.length)} items)`);
+        break;
+      }
+      budget.left--;
+      out.push(show(value[i], budget, depth + 1, mask));
+    }
+    return out;
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  const out: Record<string, unknown> = {};
+  for (let i = 0; i < keys.length; i++) {
+    if (i >= SHOWN_ITEMS || budget.left <= 0) {
+      ownProperty(out, "…", `${count(keys.length)} keys`);
+      break;
+    }
+    budget.left--;
+    const key = keys[i]!;
+    ownProperty(out, shownText(key, SHOWN_KEY_CHARS, budget, mask, true), show(record[key], budget, depth + 1, mask));
+  }
+  return out;
+}
+
+/** `text` masked, then cut to `limit` characters (or what is left of the budget), saying how long it was. */
+function shownText(text: string, limit: number, budget: Budget, mask: TextMask | undefined, key: boolean): string {
+  const allowed = Math.max(0, Math.min(limit, budget.left));
+  const masked = (s: string) => (!mask ? s : key ? mask.scrubKey(s) : mask.scrub(s));
+  if (text.length <= allowed) {
+    budget.left -= text.length;
+    return masked(text);
+  }
+  budget.left -= allowed;
+  // masked as far as the longest secret reaches past the cut: one that starts before the cut is masked whole
+  const window = masked(text.slice(0, allowed + (mask?.longestSecret ?? 0)));
+  return `${window.slice(0, allowed)}… (${count(text.length)} characters)`;
+}

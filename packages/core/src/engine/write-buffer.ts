@@ -163,8 +163,10 @@ export class WriteBuffer {
       // one run's bad write (a value the database refuses) must not cost the other runs theirs
       for (const part of splitByRun(queued)) {
         if (await this.tryWrite(part)) continue;
-        // previews, profiles and outputs kept for resume are the run's large writes: its states and logs without them
-        if (part.outputs.length > 0 && (await this.tryWrite({ ...part, outputs: [] }))) continue;
+        // previews, profiles and outputs kept for resume are the run's large writes: its states and logs without
+        // them, and a line in its log saying what was not written
+        if (part.outputs.length > 0 && (await this.tryWrite({ ...part, outputs: [], logs: withUnwritten(part) })))
+          continue;
         // the run's own record at least: queued, or its end
         for (const { runs, settle, fail } of part.inserts) await this.store.insert(runs).then(settle, fail);
         for (const { transition: t, settle, fail, logged } of part.transitions) {
@@ -264,6 +266,29 @@ function newestClaims(q: Queued): Map<string, RunClaim> {
 }
 
 const hasClaims = (q: Queued) => newestClaims(q).size > 0;
+
+/** The part's log lines and, per node, a warning naming its outputs that could not be written. */
+function withUnwritten(part: Queued): Claimed<LogEntry>[] {
+  const byNode = new Map<string, { kinds: string[]; claim: RunClaim | undefined; runId: string }>();
+  for (const { value, claim } of part.outputs) {
+    const key = `${value.run_id} ${value.node_id}`;
+    const entry = byNode.get(key) ?? { kinds: [], claim, runId: value.run_id };
+    if (!entry.kinds.includes(value.kind)) entry.kinds.push(value.kind);
+    byNode.set(key, entry);
+  }
+  const timestamp = new Date().toISOString();
+  const warnings = [...byNode].map(([key, { kinds, claim, runId }]) => ({
+    value: {
+      run_id: runId,
+      node_id: key.slice(runId.length + 1),
+      level: "warning" as const,
+      message: `${kinds.join(", ")} not written: the database refused it (see the server log)`,
+      timestamp,
+    },
+    claim,
+  }));
+  return [...part.logs, ...warnings];
+}
 
 function partition<T>(items: readonly T[], keep: (item: T) => boolean): [T[], T[]] {
   const yes: T[] = [];

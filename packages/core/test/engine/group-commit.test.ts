@@ -172,6 +172,13 @@ describe("run state written by group commit", () => {
     ]);
     const logs = await sluice.runs.logs(id);
     expect(logs.some((l) => l.node_id === "calc" && /completed/.test(l.message))).toBe(true);
+    expect(logs).toContainEqual(
+      expect.objectContaining({
+        node_id: "calc",
+        level: "warning",
+        message: expect.stringMatching(/^preview, profile not written/),
+      }),
+    );
     expect(errors.some((m) => /outputs refused/.test(m))).toBe(true);
   }, 60_000);
 });

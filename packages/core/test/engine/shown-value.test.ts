@@ -1,15 +1,25 @@
 import { describe, expect, it } from "vitest";
-import { SHOWN_ITEMS, SHOWN_TEXT_CHARS, shownRows, shownValue } from "../../src/engine/shown-value.js";
+import { SecretScrubber } from "../../src/engine/secret-scrubber.js";
+import {
+  SHOWN_BUDGET,
+  SHOWN_ITEMS,
+  SHOWN_KEY_CHARS,
+  SHOWN_TEXT_CHARS,
+  shownValue,
+} from "../../src/engine/shown-value.js";
 
 describe("shownValue: what previews, dry runs, profiles and DLQ payloads show of a value", () => {
-  it("returns ordinary rows as they are (the same objects)", () => {
-    const rows = [{ id: 1, name: "a", at: new Date(0), tags: ["x"], small: Buffer.from("hi"), nested: { k: null } }];
-    expect(shownRows(rows)[0]).toBe(rows[0]);
+  it("shows ordinary rows as they are", () => {
+    const row = { id: 1, name: "a", at: new Date(0), tags: ["x"], small: Buffer.from("hi"), nested: { k: null } };
+    expect(shownValue(row)).toEqual(row);
   });
 
-  it("cuts long text, large binaries, long lists and wide objects, saying how large they were", () => {
+  it("cuts long text, long keys, large binaries, long lists and wide objects, saying how large they were", () => {
     const long = "y".repeat(SHOWN_TEXT_CHARS + 5);
     expect(shownValue(long)).toBe(`${"y".repeat(SHOWN_TEXT_CHARS)}… (4,005 characters)`);
+    expect(Object.keys(shownValue({ ["k".repeat(50_000)]: 1 }) as object)).toEqual([
+      `${"k".repeat(SHOWN_KEY_CHARS)}… (50,000 characters)`,
+    ]);
     expect(shownValue(Buffer.alloc(5000))).toBe("<binary: 5,000 bytes>");
     const list = shownValue(Array.from({ length: SHOWN_ITEMS + 2 }, (_, i) => i)) as unknown[];
     expect(list).toHaveLength(SHOWN_ITEMS + 1);
@@ -18,10 +28,30 @@ describe("shownValue: what previews, dry runs, profiles and DLQ payloads show of
     expect(Object.keys(wide as object)).toHaveLength(SHOWN_ITEMS + 1);
     expect((wide as Record<string, unknown>)["…"]).toBe("1,001 keys");
     const row = { id: 1, doc: { body: long } };
-    const shown = shownValue(row) as typeof row;
-    expect(shown).not.toBe(row);
-    expect(shown.doc.body).toMatch(/… \(4,005 characters\)$/);
-    expect(row.doc.body).toBe(long); // a copy: the node's output is untouched
+    expect((shownValue(row) as typeof row).doc.body).toMatch(/… \(4,005 characters\)$/);
+    expect(row.doc.body).toBe(long); // the node's output is untouched
+  });
+
+  it("bounds a whole value, so nesting cannot multiply what is shown", () => {
+    const square = Array.from({ length: 1000 }, () => Array.from({ length: 1000 }, (_, i) => i));
+    const cube = [square, square, square];
+    for (const value of [square, cube, { a: square, b: { c: square } }]) {
+      const json = JSON.stringify(shownValue(value));
+      expect(json.length).toBeLessThan(SHOWN_BUDGET * 8);
+    }
+    let deep: unknown = "bottom";
+    for (let i = 0; i < 10_000; i++) deep = [deep];
+    expect(JSON.stringify(shownValue(deep))).toContain("…");
+  });
+
+  it("masks before it cuts: a secret across the cut leaves no piece of itself", () => {
+    const scrubber = new SecretScrubber();
+    const token = "tok-0123456789abcdef";
+    scrubber.add(token);
+    for (let before = SHOWN_TEXT_CHARS - token.length; before <= SHOWN_TEXT_CHARS; before++) {
+      const shown = scrubber.shown({ echoed: "x".repeat(before) + token + "y".repeat(100) }).echoed;
+      for (let n = 4; n <= token.length; n++) expect(shown, `${before}`).not.toContain(token.slice(0, n));
+    }
   });
 
   it("keeps a __proto__ column as data", () => {

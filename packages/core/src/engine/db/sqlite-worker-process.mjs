@@ -3,15 +3,37 @@
 // is killed — a thread cannot be stopped inside a SQLite step. It executes what it is sent and decides nothing: which
 // statements may run is decided by the caller from the `statement` reply. Message shapes: the ToWorker/FromWorker
 // types in sqlite-worker.ts. The database path is the first argument.
+import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 
-const db = new Database(process.argv[2]);
-// SQLite's own load_extension() SQL function is already off in better-sqlite3; these say so clearly
-const noExtensions = () => {
-  throw new Error("load_extension is not available: extensions cannot be loaded from SQL");
-};
-db.function("load_extension", (_path) => noExtensions());
-db.function("load_extension", (_path, _entry) => noExtensions());
+// The server ends this process (it kills it on a cancel, a timeout or its own exit). A thread of its own watches for
+// a server that died without doing so (killed outright, out of memory): this main thread may be inside one SQLite
+// step for ever. Signals sent to the whole process group (Ctrl-C, a service manager's stop) are left to the server,
+// which first records the run's nodes as interrupted.
+const server = process.ppid;
+/** Started once this process has said it is ready: a thread takes some milliseconds to start. */
+const watchServer = () =>
+  new Worker(
+    `const { workerData } = require("node:worker_threads");
+    setInterval(() => { if (process.ppid !== workerData) process.kill(process.pid, "SIGKILL"); }, 500);`,
+    { eval: true, workerData: server },
+  ).unref();
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => undefined);
+
+/** The database, or why it could not be opened (told to the server as the answer to its first request). */
+let db = null;
+let openError = null;
+try {
+  db = new Database(process.argv[2]);
+  // SQLite's own load_extension() SQL function is already off in better-sqlite3; these say so clearly
+  const noExtensions = () => {
+    throw new Error("load_extension is not available: extensions cannot be loaded from SQL");
+  };
+  db.function("load_extension", (_path) => noExtensions());
+  db.function("load_extension", (_path, _entry) => noExtensions());
+} catch (e) {
+  openError = e instanceof Error ? e.message : String(e);
+}
 
 /** Prepared statements by SQL text: batch inserts repeat the same statement many times. */
 const cache = new Map();
@@ -119,7 +141,14 @@ function handle(m) {
   throw new Error(`unknown message ${m.t}`);
 }
 
-process.on("message", (m) => {
+if (openError !== null) {
+  process.send({ t: "error", id: 0, message: openError }, () => process.exit(1));
+} else {
+  process.on("message", serve);
+  process.send({ t: "ready", id: 0 }, watchServer);
+}
+
+function serve(m) {
   let reply;
   try {
     reply = { ...handle(m), id: m.id };
@@ -129,7 +158,6 @@ process.on("message", (m) => {
   }
   process.send(reply);
   if (m.t === "close") process.disconnect();
-});
+}
 // the server went away (or closed this database): nothing more will be asked
 process.on("disconnect", () => process.exit(0));
-process.send({ t: "ready", id: 0 });

@@ -76,6 +76,9 @@ export class SqliteWorker {
         stdio: ["ignore", "ignore", "ignore", "ipc"],
       },
     );
+    live.add(this.worker);
+    killLiveWorkersOnExit();
+    this.worker.once("exit", () => live.delete(this.worker));
     this.worker.on("message", (m: FromWorker) => {
       const waiter = this.waiting.get(m.id);
       this.waiting.delete(m.id);
@@ -196,11 +199,27 @@ export class SqliteWorker {
 
 /** Worker processes told to end that have not exited yet. */
 const ending = new Set<ChildProcess>();
+/** Every worker process not yet exited. */
+const live = new Set<ChildProcess>();
+let exitHook = false;
 
-/** The environment of a worker process: where SQLite may put temporary files, nothing else of the server's. */
+/** The server's own exit (a crash included) takes its workers along; each also watches for a server gone. */
+function killLiveWorkersOnExit(): void {
+  if (exitHook) return;
+  exitHook = true;
+  process.once("exit", killSqliteWorkers);
+}
+
+/** Kills every SQLite worker process now (a server ending without waiting for its runs). */
+export function killSqliteWorkers(): void {
+  for (const worker of live) worker.kill("SIGKILL");
+}
+
+/** The environment of a worker process: where SQLite puts temporary files, the time zone; nothing else. */
 function workerEnvironment(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const name of ["PATH", "TMPDIR", "SQLITE_TMPDIR"])
+  // TZ: SQLite's 'localtime' is the server's
+  for (const name of ["PATH", "TMPDIR", "SQLITE_TMPDIR", "TZ"])
     if (process.env[name] !== undefined) env[name] = process.env[name];
   return env;
 }
