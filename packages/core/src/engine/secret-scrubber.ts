@@ -4,11 +4,12 @@ import { ownProperty } from "./dataset.js";
 import { shownValue, type TextMask } from "./shown-value.js";
 
 /**
- * Names of `extra` keys (at any depth) and URL query parameters whose values are secrets: token, api_key, apikey,
- * secret, secret_access_key, password, private_key, passphrase, authorization, access_token, client_secret, …
+ * Names of `extra` keys (at any depth) and URL query parameters whose values are secrets: any name containing token,
+ * secret, password, passwd, pwd, passphrase, private_key, api_key, apikey, authorization, credential or signature (in
+ * any case and spelling: access_token, accessToken, clientSecret, sslpassword, …), and the names key, sig and auth.
  */
 const SECRET_NAME =
-  /(^|[_.-])(token|secret|password|passwd|pwd|passphrase|private[_-]?key|api[_-]?key|apikey|authorization|credentials?|signature)($|[_.-])/i;
+  /(token|secret|password|passwd|pwd|passphrase|private[_-]?key|api[_-]?key|apikey|authorization|credential|signature)|^(key|sig|auth)$/i;
 
 /** True when a key or parameter name says its value is a secret. */
 export function isSecretName(name: string): boolean {
@@ -70,7 +71,9 @@ function base64Cores(value: string): string[] {
 }
 
 /** `scheme://user:password@` — the password of URL userinfo, whoever put it there. */
-const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/[^\s/?#:@]*:)([^\s/?#@]+)@/gi;
+const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/[^\s/?#:@]*:)([^\s/?#]+)@/gi;
+/** `http(s)://user@` with no password: the user is the credential there (`https://<token>@github.com/…`). */
+const TOKEN_USERINFO = /\b(https?:\/\/)([^\s/?#:@]+)@/gi;
 /** `?name=value` / `&name=value` in a URL-like text. */
 const QUERY_PARAM = /([?&])([^=&\s#"'<>]+)=([^&\s#"'<>]*)/g;
 
@@ -178,7 +181,8 @@ export class SecretScrubber implements TextMask {
     const pattern = this.compiled();
     if (pattern) out = out.replace(pattern, MASKED_SECRET);
     // the two patterns cannot match text without "://" or "?"/"&": most run text, skipped without a regex pass
-    if (out.includes("://")) out = out.replace(USERINFO, `$1${MASKED_SECRET}@`);
+    if (out.includes("://"))
+      out = out.replace(USERINFO, `$1${MASKED_SECRET}@`).replace(TOKEN_USERINFO, `$1${MASKED_SECRET}@`);
     if (!out.includes("?") && !out.includes("&")) return out;
     return out.replace(QUERY_PARAM, (whole, sep: string, name: string, value: string) =>
       value !== "" && value !== MASKED_SECRET && isSecretName(safeDecode(name))

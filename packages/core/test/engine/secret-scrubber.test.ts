@@ -74,6 +74,14 @@ describe("SecretScrubber", () => {
     expect(s.scrub("GET https://bob:hunter2@api.test:8443/v1/items?page=2&api_key=K123&access_token=T9 failed")).toBe(
       `GET https://bob:${M}@api.test:8443/v1/items?page=2&api_key=${M}&access_token=${M} failed`,
     );
+    // found by a helper's attack on connection hosts shown to viewers
+    expect(s.scrub("postgres://u:p@ss@h:5432/db and https://ghp_T0ken@github.com/o/r.git")).toBe(
+      `postgres://u:${M}@h:5432/db and https://${M}@github.com/o/r.git`,
+    );
+    expect(s.scrub("postgres://postgres@h/db")).toBe("postgres://postgres@h/db"); // a database user is no secret
+    expect(s.scrub("https://h/x?accessToken=a&clientSecret=b&sslpassword=c&key=d&sig=e&keyword=f&page=2")).toBe(
+      `https://h/x?accessToken=${M}&clientSecret=${M}&sslpassword=${M}&key=${M}&sig=${M}&keyword=f&page=2`,
+    );
   });
 
   it("scrubs every string inside rows (DLQ payloads), leaving other values alone", () => {

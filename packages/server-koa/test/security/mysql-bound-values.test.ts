@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from "../../../../test-support/http.
  * literals, which hold no quote at all.
  */
 const PAYLOAD = "'),((select @@version)) -- ";
-const TRICKY = ["it's", "back\\slash", "\\'", "ünï €", "", "%_", PAYLOAD];
+const TRICKY = ["it's", "back\\slash", "\\'", "ünï €", "", "%_", "what?", "a?b\\c", PAYLOAD];
 const mysqlAvailable = (await testDialects()).includes("mysql");
 
 describe.runIf(mysqlAvailable)("attack: SQL through a bound value on MySQL/MariaDB", () => {

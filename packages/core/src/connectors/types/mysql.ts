@@ -41,10 +41,14 @@ export function keepBackslashEscapes(
 }
 
 /**
- * A string bound into user SQL on MySQL/MariaDB, as a hexadecimal literal of the UTF-8 text (`_utf8mb4 X'…'`): it
- * holds no quote or backslash whatever `sql_mode` the user's own statements set in their session.
+ * A string bound into user SQL on MySQL/MariaDB, written so that it means the same whatever `sql_mode` the user's own
+ * statements set in their session: without a backslash, a quoted literal with its quotes doubled (read alike with and
+ * without `NO_BACKSLASH_ESCAPES`, and of the connection's collation, as any literal); with one, or with a `?` (the
+ * driver would take it for a placeholder of the values after it), a hexadecimal literal of its UTF-8 text
+ * (`_utf8mb4 X'…'`, of utf8mb4's default collation).
  */
-export const mysqlTextLiteral = (text: string): string => `_utf8mb4 X'${Buffer.from(text, "utf8").toString("hex")}'`;
+export const mysqlTextLiteral = (text: string): string =>
+  /[\\?]/.test(text) ? `_utf8mb4 X'${Buffer.from(text, "utf8").toString("hex")}'` : `'${text.replaceAll("'", "''")}'`;
 
 export const mysqlConnector: Connector = {
   type: "mysql",
