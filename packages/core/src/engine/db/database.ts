@@ -11,14 +11,14 @@ import { cancelledError, SqliteWorker } from "./sqlite-worker.js";
 export type DbDialect = "postgres" | "mysql" | "sqlite";
 
 interface NodeDatabaseBase {
-  /** Cancels the running statement: pg_cancel_backend / KILL QUERY, or terminates the SQLite worker thread. */
+  /** Cancels the running statement: pg_cancel_backend / KILL QUERY, or kills the SQLite worker process. */
   cancel(): Promise<void>;
   close(): Promise<void>;
 }
 
 /**
  * A database a node works on. PostgreSQL/MySQL: a one-connection knex (so a running statement can be found and
- * cancelled). SQLite: a worker thread holding the database, since better-sqlite3 is synchronous and user SQL must
+ * cancelled). SQLite: a worker process holding the database, since better-sqlite3 is synchronous and user SQL must
  * not run on the server's event loop.
  */
 export type NodeDatabase =

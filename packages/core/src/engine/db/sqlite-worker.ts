@@ -190,7 +190,7 @@ export class SqliteWorker {
     this.worker.unref();
   }
 
-  /** Closes the database in the worker, then ends the thread. */
+  /** Closes the database in the worker, then ends the process. */
   async close(): Promise<void> {
     if (!this.stopped) await this.request({ t: "close" }, "done").catch(() => undefined);
     this.stop(new SluiceError("unprocessable", "the SQLite database is closed"));

@@ -59,7 +59,7 @@ export const migrateConfig = loose({
 
 /**
  * `migrate`: runs the DDL/DML statements of `sql` (several per string, or an array) in order — in one transaction on
- * PostgreSQL and SQLite (there in a worker thread); on MySQL/MariaDB DDL commits implicitly, so a failure stops at the
+ * PostgreSQL and SQLite (there in a worker process); on MySQL/MariaDB DDL commits implicitly, so a failure stops at the
  * failing statement.
  */
 export const migrateNode = defineNodeType({
@@ -88,7 +88,7 @@ export const migrateNode = defineNodeType({
         }
       };
       if (db.dialect === "sqlite") {
-        // in the database's worker thread; bindings converted as knex's better-sqlite3 client does
+        // in the database's worker process; bindings converted as knex's better-sqlite3 client does
         const sqlite = db.sqlite;
         const bindable = (b: unknown[]) =>
           b.map((v) => (v instanceof Date ? v.valueOf() : typeof v === "boolean" ? Number(v) : v));

@@ -117,7 +117,7 @@ async function createTableIn(db: NodeDatabase, table: string, data: DataSet, key
 
 /**
  * Writes with the driver directly (knex builds large multi-row inserts slowly): prepared multi-row INSERTs inside
- * one transaction on the node's single connection (on SQLite, in the database's worker thread).
+ * one transaction on the node's single connection (on SQLite, in the database's worker process).
  */
 async function writeDirect(
   db: Exclude<NodeDatabase, { dialect: "mysql" }>,

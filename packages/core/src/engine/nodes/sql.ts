@@ -37,7 +37,7 @@ function toSqlite(v: unknown): unknown {
   return v;
 }
 
-/** Input rows cross to the worker thread in batches of this many, each batch one message. */
+/** Input rows cross to the worker process in batches of this many, each batch one message. */
 const LOAD_BATCH = 2000;
 
 async function loadTable(sqlite: SqliteWorker, table: string, data: DataSet): Promise<void> {
@@ -85,7 +85,7 @@ export const sqlConfig = loose({ sql: nonEmpty("sql").optional(), query: z.strin
 );
 
 /**
- * `sql`: runs one read-only query over the inputs in a fresh in-memory SQLite database held by a worker thread.
+ * `sql`: runs one read-only query over the inputs in a fresh in-memory SQLite database held by a worker process.
  * Each input is a table named after its upstream node id; a single input is also the table `input`. `${param.*}`
  * values are bound, never spliced.
  */
@@ -97,7 +97,7 @@ export const sqlNode = defineNodeType({
     refuseSqliteFileStatements(bound.sql);
     // renderSql escapes literal `?` as `\?` (knex convention); SQLite takes them literally inside strings
     const sql = bound.sql.replaceAll("\\?", "?");
-    // the whole database lives in a worker thread: loading the inputs and the user's query stay off the event loop
+    // the whole database lives in a worker process: loading the inputs and the user's query stay off the event loop
     return withSqliteWorker(":memory:", ctx.signal, async (sqlite) => {
       try {
         for (const [i, data] of inputs.entries()) {
