@@ -60,7 +60,7 @@ export class SqliteWorker {
   private stopped: Error | null = null;
   private terminating = false;
 
-  private constructor(filename: string) {
+  private constructor(filename: string, release: () => void) {
     this.worker = fork(
       bundledScript(
         import.meta.url,
@@ -78,7 +78,10 @@ export class SqliteWorker {
     );
     live.add(this.worker);
     killLiveWorkersOnExit();
-    this.worker.once("exit", () => live.delete(this.worker));
+    this.worker.once("exit", () => {
+      live.delete(this.worker);
+      release();
+    });
     this.worker.on("message", (m: FromWorker) => {
       const waiter = this.waiting.get(m.id);
       this.waiting.delete(m.id);
@@ -95,7 +98,14 @@ export class SqliteWorker {
 
   /** Starts a worker process on the database file `filename` (`:memory:` for a fresh in-memory database). */
   static async open(filename: string): Promise<SqliteWorker> {
-    const sqlite = new SqliteWorker(filename);
+    const release = await workerSlot();
+    let sqlite: SqliteWorker;
+    try {
+      sqlite = new SqliteWorker(filename, release);
+    } catch (e) {
+      release();
+      throw e;
+    }
     await new Promise<FromWorker>((resolve, reject) => sqlite.waiting.set(0, { resolve, reject }));
     return sqlite;
   }
@@ -195,6 +205,28 @@ export class SqliteWorker {
     if (!this.stopped) await this.request({ t: "close" }, "done").catch(() => undefined);
     this.stop(new SluiceError("unprocessable", "the SQLite database is closed"));
   }
+}
+
+/** Most worker processes at once (a process takes tens of MB); a node wanting one more waits for one to end. */
+export const MAX_SQLITE_WORKERS = 16;
+let workersRunning = 0;
+const waitingForWorker: (() => void)[] = [];
+
+/**
+ * Waits for a free worker slot; the function returned frees it (once, however often it is called), handing it to the
+ * first waiting, if any.
+ */
+async function workerSlot(): Promise<() => void> {
+  if (workersRunning < MAX_SQLITE_WORKERS) workersRunning++;
+  else await new Promise<void>((resolve) => waitingForWorker.push(resolve));
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    const next = waitingForWorker.shift();
+    if (next) next();
+    else workersRunning--;
+  };
 }
 
 /** Worker processes told to end that have not exited yet. */
