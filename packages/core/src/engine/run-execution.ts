@@ -126,11 +126,6 @@ export class RunExecution {
     return this.scrubber.scrub(text);
   }
 
-  /** Masks them in every text of a value (rows, as a dry run hands them out). */
-  scrubValue<T>(value: T): T {
-    return this.scrubber.scrubValue(value);
-  }
-
   /** A value as people read it in previews, dry runs and DLQ payloads: masked and bounded (`SecretScrubber.shown`). */
   shown<T>(value: T): T {
     return this.scrubber.shown(value);

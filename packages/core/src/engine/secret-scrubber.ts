@@ -1,6 +1,5 @@
 import type { ConnectionFields } from "../connectors/connector.js";
 import { MASKED_SECRET } from "../model/connection.js";
-import { ownProperty } from "./dataset.js";
 import { shownValue, type TextMask } from "./shown-value.js";
 
 /**
@@ -81,9 +80,9 @@ const QUERY_PARAM = /([?&])([^=&\s#"'<>]+)=([^&\s#"'<>]*)/g;
  * The one place secret values are masked (docs/security.md: "Secret values never leave in clear"). A run gets one
  * scrubber: the node context records every secret as it resolves it (secret variables, connection passwords,
  * secret keys of `extra`, the Basic auth header built from login and password), and everything a run writes out
- * — log lines, node errors, DLQ entries and payloads, and through them events, hook payloads and the server log —
- * passes `scrub`. URLs keep their origin and path; a userinfo password and secret-named query values are masked
- * even when not recorded.
+ * — log lines, node errors, and through them events, hook payloads and the server log — passes `scrub`; previews,
+ * profiles, dry-run rows and DLQ payloads pass `shown` (masked, then bounded). URLs keep their origin and path; a
+ * userinfo password and secret-named query values are masked even when not recorded.
  *
  * A remote service may echo what it received transformed. Recognised: every recorded spelling in any letter case
  * (`XTRATOK3N` for `XtraTok3n`), hex, base64 and base64url (padded or not) of the value, of `Bearer <value>` and of
@@ -189,31 +188,6 @@ export class SecretScrubber implements TextMask {
         ? `${sep}${name}=${MASKED_SECRET}`
         : whole,
     );
-  }
-
-  /**
-   * A copy of a JSON-like value with every string scrubbed, object keys included: an API may key its data by what it
-   * was sent (DLQ payloads, previews, event and hook fields). Two keys masked alike become one.
-   */
-  scrubValue<T>(value: T): T {
-    if (typeof value === "string") return this.scrub(value) as T;
-    if (typeof value !== "object" || value === null) return value;
-    // loops over keys and indexes, no entries or callbacks: this runs over every preview row of every node
-    if (Array.isArray(value)) {
-      const out: unknown[] = new Array(value.length);
-      for (let i = 0; i < value.length; i++) out[i] = this.scrubValue(value[i] as unknown);
-      return out as T;
-    }
-    // a date or binary value holds no text; a value that says how it is written as JSON (a decimal type, say) is
-    // masked as that; any other object (a class instance, or a row whose prototype a "__proto__" key once set) like
-    // a plain one, by its own enumerable keys
-    if (value instanceof Date || ArrayBuffer.isView(value)) return value;
-    const toJSON = (value as { toJSON?: unknown }).toJSON;
-    if (typeof toJSON === "function") return this.scrubValue(toJSON.call(value) as unknown) as T;
-    const record = value as Record<string, unknown>;
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(record)) ownProperty(out, this.scrubKey(k), this.scrubValue(record[k]));
-    return out as T;
   }
 
   /** `scrub` for an object key: rows repeat their keys, so short ones are remembered. */

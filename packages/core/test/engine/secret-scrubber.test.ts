@@ -88,11 +88,11 @@ describe("SecretScrubber", () => {
     const s = new SecretScrubber();
     s.add("tok-abcdef");
     const rows = [{ id: 1, auth: "Bearer tok-abcdef", nested: { list: ["x", "tok-abcdef"] }, ok: true }];
-    expect(s.scrubValue(rows)).toEqual([{ id: 1, auth: `Bearer ${M}`, nested: { list: ["x", M] }, ok: true }]);
+    expect(s.shown(rows)).toEqual([{ id: 1, auth: `Bearer ${M}`, nested: { list: ["x", M] }, ok: true }]);
     expect(rows[0]!.auth).toBe("Bearer tok-abcdef"); // a copy, not the caller's rows
     // a column named __proto__ (JSON data) stays data in the copy, scrubbed like any other
     const odd = JSON.parse('{"__proto__": "tok-abcdef", "b": 1}') as object;
-    const copy = s.scrubValue(odd);
+    const copy = s.shown(odd);
     expect(JSON.stringify(copy)).toBe(`{"__proto__":"${M}","b":1}`);
     expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
   });
@@ -100,12 +100,12 @@ describe("SecretScrubber", () => {
   it("scrubs object keys too, also those of a secret recorded after the key was first seen", () => {
     const s = new SecretScrubber();
     s.add("tok-abcdef");
-    expect(s.scrubValue([{ "tok-abcdef": 1, "x?token=abc": 2, plain: 3 }])).toEqual([
+    expect(s.shown([{ "tok-abcdef": 1, "x?token=abc": 2, plain: 3 }])).toEqual([
       { [M]: 1, [`x?token=${M}`]: 2, plain: 3 },
     ]);
-    expect(s.scrubValue({ "later-secret": 1 })).toEqual({ "later-secret": 1 });
+    expect(s.shown({ "later-secret": 1 })).toEqual({ "later-secret": 1 });
     s.add("later-secret");
-    expect(s.scrubValue({ "later-secret": 1 })).toEqual({ [M]: 1 });
+    expect(s.shown({ "later-secret": 1 })).toEqual({ [M]: 1 });
   });
 
   describe("a peer echoing a secret transformed", () => {
