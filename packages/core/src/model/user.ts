@@ -13,12 +13,17 @@ export const PasswordSchema = z
   .min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`)
   .max(MAX_PASSWORD_LENGTH, `must be at most ${MAX_PASSWORD_LENGTH} characters`);
 
-/** Usernames match exactly (case-sensitive) on every database; no surrounding or control whitespace. */
+/**
+ * Usernames match exactly (case-sensitive) on every database; no surrounding whitespace, no control characters, and
+ * no invisible formatting characters (zero-width, direction marks and overrides: Unicode's Cf), with which one name
+ * would look like another (`admin` and `admin` + U+200B) in every list.
+ */
 export const UsernameSchema = z
   .string()
   .min(1, "must not be empty")
   .max(255, "must be at most 255 characters")
-  .regex(/^\S(?:[^\p{Cc}]*\S)?$/u, "must not start or end with whitespace or contain control characters");
+  .regex(/^\S(?:[^\p{Cc}]*\S)?$/u, "must not start or end with whitespace or contain control characters")
+  .regex(/^\P{Cf}*$/u, "must not contain invisible formatting characters (zero-width, direction marks)");
 
 export interface User {
   id: string;

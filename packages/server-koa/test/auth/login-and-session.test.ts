@@ -155,6 +155,26 @@ describe("users", () => {
     expect((await create({ password: PASSWORD, role: "viewer" })).status).toBe(400);
   });
 
+  it("a username that looks like another (invisible or direction-changing characters) is refused; accents are fine", async () => {
+    // found by a helper's black-box attack: 'admin' and 'admin\u200b' listed alike in the Users view
+    const create = (username: string) =>
+      t.fetch("/auth/users", { method: "POST", headers: bearer(tokens.admin), json: { username, password: PASSWORD } });
+    for (const lookalike of [
+      "admin\u200b",
+      "\u200badmin",
+      "ad\u200dmin",
+      "\u202eadmin",
+      "admin\u2066",
+      "\ufeffadmin",
+    ]) {
+      const res = await create(lookalike);
+      expect(res.status, JSON.stringify(lookalike)).toBe(400);
+      expect(((await res.json()) as { error: string }).error).toMatch(/invisible|control/);
+    }
+    expect((await create("José Müller-Öztürk")).status).toBe(201);
+    expect((await create("李小龍")).status).toBe(201);
+  });
+
   it("GET /auth/users lists users without password hashes", async () => {
     const response = await t.fetch("/auth/users", { headers: bearer(tokens.admin) });
     const users = (await response.json()) as User[];
