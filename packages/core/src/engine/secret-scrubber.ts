@@ -117,27 +117,26 @@ export class SecretScrubber implements TextMask {
     if (value === null || value === undefined) return;
     const text = String(value);
     if (text === "" || text === MASKED_SECRET) return;
-    for (const form of formsOf(text)) (form.length < SHORT ? this.short : this.long).add(form);
+    for (const form of formsOf(text)) this.record(form, form.length < SHORT);
     // a short secret's encodings are masked as whole words too ("pQ" is hex 7051: not inside 170512)
     const short = text.length < SHORT;
     this.addEncoded(text, short);
     // the Authorization header a token travels in, echoed encoded as a whole; the raw `Bearer ` stays readable
     this.addEncoded(`Bearer ${text}`, short);
-    for (const core of short ? [] : base64Cores(text)) this.long.add(core);
-    this.forgetCompiled();
+    for (const core of short ? [] : base64Cores(text)) this.record(core, false);
   }
 
   /** Records only the byte encodings of `text` (hex, base64, base64url); `short` masks them as whole words only. */
   private addEncoded(text: string, short: boolean): void {
-    for (const form of binaryForms(text)) (short ? this.short : this.long).add(form);
-    this.forgetCompiled();
+    for (const form of binaryForms(text)) this.record(form, short);
   }
 
-  private forgetCompiled(): void {
+  /** Records one spelling to mask (`short`: as a whole word only); what was compiled from the others is dropped. */
+  private record(form: string, short: boolean): void {
+    (short ? this.short : this.long).add(form);
+    if (form.length > this.longest) this.longest = form.length;
     this.pattern = null;
     this.keys.clear();
-    for (const form of [this.long, this.short].flatMap((forms) => [...forms]))
-      if (form.length > this.longest) this.longest = form.length;
   }
 
   /**

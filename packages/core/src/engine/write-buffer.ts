@@ -269,20 +269,20 @@ const hasClaims = (q: Queued) => newestClaims(q).size > 0;
 
 /** The part's log lines and, per node, a warning naming its outputs that could not be written. */
 function withUnwritten(part: Queued): Claimed<LogEntry>[] {
-  const byNode = new Map<string, { kinds: string[]; claim: RunClaim | undefined; runId: string }>();
+  // a part is one run's: its outputs by node
+  const byNode = new Map<string, { kinds: Set<string>; claim: RunClaim | undefined; runId: string }>();
   for (const { value, claim } of part.outputs) {
-    const key = `${value.run_id} ${value.node_id}`;
-    const entry = byNode.get(key) ?? { kinds: [], claim, runId: value.run_id };
-    if (!entry.kinds.includes(value.kind)) entry.kinds.push(value.kind);
-    byNode.set(key, entry);
+    const entry = byNode.get(value.node_id) ?? { kinds: new Set(), claim, runId: value.run_id };
+    entry.kinds.add(value.kind);
+    byNode.set(value.node_id, entry);
   }
   const timestamp = new Date().toISOString();
-  const warnings = [...byNode].map(([key, { kinds, claim, runId }]) => ({
+  const warnings = [...byNode].map(([nodeId, { kinds, claim, runId }]) => ({
     value: {
       run_id: runId,
-      node_id: key.slice(runId.length + 1),
+      node_id: nodeId,
       level: "warning" as const,
-      message: `${kinds.join(", ")} not written: the database refused it (see the server log)`,
+      message: `${[...kinds].join(", ")} not written: the database refused it (see the server log)`,
       timestamp,
     },
     claim,

@@ -58,7 +58,6 @@ export class SqliteWorker {
   private readonly waiting = new Map<number, { resolve(m: FromWorker): void; reject(e: Error): void }>();
   private nextId = 1;
   private stopped: Error | null = null;
-  private terminating = false;
 
   private constructor(filename: string, release: () => void) {
     this.worker = fork(
@@ -191,12 +190,8 @@ export class SqliteWorker {
   /** Ends the process now (a cancel or timeout, or once closed): pending requests fail with `reason`. */
   stop(reason: Error): void {
     this.fail(reason);
-    if (!this.terminating && this.worker.exitCode === null && this.worker.signalCode === null) {
-      this.terminating = true;
-      ending.add(this.worker);
-      this.worker.once("exit", () => ending.delete(this.worker));
+    if (!this.worker.killed && this.worker.exitCode === null && this.worker.signalCode === null)
       this.worker.kill("SIGKILL");
-    }
     this.worker.unref();
   }
 
@@ -229,8 +224,6 @@ async function workerSlot(): Promise<() => void> {
   };
 }
 
-/** Worker processes told to end that have not exited yet. */
-const ending = new Set<ChildProcess>();
 /** Every worker process not yet exited. */
 const live = new Set<ChildProcess>();
 let exitHook = false;
@@ -258,7 +251,7 @@ function workerEnvironment(): NodeJS.ProcessEnv {
 
 /** How many SQLite worker processes are still running after being told to end. */
 export function sqliteWorkersStillRunning(): number {
-  return ending.size;
+  return [...live].filter((worker) => worker.killed).length;
 }
 
 /** Runs `work` with a worker on `filename`; an abort of `signal` terminates the worker. Always ends it. */
