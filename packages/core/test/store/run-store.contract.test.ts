@@ -188,9 +188,10 @@ describe.each(dialects)("%s run store contract", (dialect) => {
     expect((await b.runs.logs("bt-1")).map((l) => l.message)).toEqual(["done"]);
   });
 
-  it(`${dialect}: transitions of one batch going the same way each get their own values`, async () => {
+  it(`${dialect}: transitions of one batch going the same way each get their own values, and only the fields they name`, async () => {
     await a.runs.insert(["bg-1", "bg-2", "bg-3"].map((id) => run(id, { pipeline_id: "p-bg" })));
-    for (const id of ["bg-1", "bg-2"]) await a.runs.transition(id, ["pending"], "running", { started_at: t0 });
+    for (const id of ["bg-1", "bg-2"])
+      await a.runs.transition(id, ["pending"], "running", { started_at: t0, error: "stale" });
     const finish = (id: string, at: string, error: string | null) => ({
       id,
       from: ["running" as const],
@@ -211,11 +212,14 @@ describe.each(dialects)("%s run store contract", (dialect) => {
     expect(await b.runs.get("bg-1")).toMatchObject({
       status: "failed",
       error: "first's error",
+      started_at: t0,
       finished_at: "2026-01-01T00:00:01.000Z",
     });
+    // a field named null is cleared; one not named (started_at) is kept
     expect(await b.runs.get("bg-2")).toMatchObject({
       status: "failed",
       error: null,
+      started_at: t0,
       finished_at: "2026-01-01T00:00:02.000Z",
     });
     expect(await b.runs.get("bg-3")).toMatchObject({ status: "pending", error: null, finished_at: null });

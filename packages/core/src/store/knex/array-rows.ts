@@ -48,6 +48,19 @@ export function insertRows(
     const insert = returning ? knex(table).insert(rows as DbRow[], [returning]) : knex(table).insert(rows as DbRow[]);
     return upsert ? insert.onConflict([...upsert.key]).merge([...upsert.update]) : insert;
   }
+  return knex.raw(arrayInsertSql(table, columns, options), [jsonRowsParameter(columns, rows)]);
+}
+
+/**
+ * The text of `insertRows`' JSON form: an insert of the rows of its one parameter (`?`, the JSON of
+ * `jsonRowsParameter`). The same for any rows, so it can be part of a prepared statement.
+ */
+export function arrayInsertSql(
+  table: string,
+  columns: readonly ArrayColumn[],
+  options: { upsert?: Upsert; returning?: string; exceptRunsIn?: string } = {},
+): string {
+  const { upsert, returning, exceptRunsIn } = options;
   const names = columns.map(([name]) => `"${name}"`).join(", ");
   const values = columns.map(([, type], i) => (type === "text" ? `r.v->>${i}` : `(r.v->>${i})::${type}`)).join(", ");
   const tail = [
@@ -59,10 +72,10 @@ export function insertRows(
   ].join(" ");
   const runId = columns.findIndex(([name]) => name === "run_id");
   const except = exceptRunsIn ? `where not exists (select 1 from ${exceptRunsIn} x where x.id = r.v->>${runId}) ` : "";
-  const sql =
+  return (
     `insert into "${table}" (${names}) select ${values} ` +
-    `from jsonb_array_elements(?::jsonb) with ordinality as r(v, n) ${except}order by r.n ${tail}`;
-  return knex.raw(sql.trimEnd(), [jsonRowsParameter(columns, rows)]);
+    `from jsonb_array_elements(?::jsonb) with ordinality as r(v, n) ${except}order by r.n ${tail}`
+  ).trimEnd();
 }
 
 /** The JSON parameter holding `rows`: one array of values (in the order of `columns`) per row. */
