@@ -4,6 +4,7 @@ import { OPERATIONS, type Sluice } from "@sluice/core";
 import type Koa from "koa";
 import websockify from "koa-websocket";
 import { createApp, type AppOptions } from "./app.js";
+import { answerClientError } from "./client-error.js";
 import { credentialedOrigins } from "./middleware/security.js";
 import { createEventStream, type EventStreamOptions } from "./ws.js";
 
@@ -40,6 +41,7 @@ export async function startServer(sluice: Sluice, options: ServeOptions = {}): P
   app.ws.use(stream.middleware);
   const server = app.listen(options.port ?? 8080, options.host ?? "0.0.0.0");
   server.keepAliveTimeout = 5_000;
+  server.on("clientError", answerClientError);
   const wss = app.ws.server;
   // the WebSocket server re-emits the HTTP server's errors, which are handled on the HTTP server
   wss?.on("error", () => undefined);

@@ -1,5 +1,6 @@
 import {
   describeIssues,
+  errorCodeForStatus,
   isSluiceError,
   OPERATIONS,
   StreamClientMessageSchema,
@@ -87,14 +88,15 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
 
   // the two-parameter form: ws waits for `done`, so the upgrade is answered only after the credentials are checked
   const verifyClient: ServerOptions["verifyClient"] = ({ req }, done) => {
-    const refuse = (status: number, message: string) =>
-      done(false, status, JSON.stringify({ error: message }), JSON_HEADERS);
+    // the API's error body (docs/http.md), as a plain HTTP answer before any handshake
+    const refuse = (status: number, message: string, code: string = errorCodeForStatus(status)) =>
+      done(false, status, JSON.stringify({ error: message, code }), JSON_HEADERS);
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     if (!paths.has(path)) return refuse(404, `no WebSocket endpoint at ${path}`);
     authorizeUpgrade(sluice, req, options).then(
       () => done(true),
       (e: unknown) => {
-        if (isSluiceError(e)) return refuse(e.status, e.message);
+        if (isSluiceError(e)) return refuse(e.status, e.message, e.code);
         sluice.options.logger.error("WebSocket upgrade failed", { error: e instanceof Error ? e.message : String(e) });
         refuse(500, "internal server error");
       },

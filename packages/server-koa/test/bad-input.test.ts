@@ -1,4 +1,5 @@
 import http from "node:http";
+import net from "node:net";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../../test-support/http.js";
@@ -69,6 +70,17 @@ describe("pipeline validation rules (SPEC part 7) reject create with 400 and a l
     ["bad sla_timezone", { name: "d", sla_deadline: "06:00", sla_timezone: "Nowhere/City" }, /invalid timezone/],
     ["unknown node type", { name: "d", nodes: [node("a", "teleport")] }, /unknown node type 'teleport'/],
     ["depends_on a missing pipeline", { name: "d", depends_on: ["no-such-pipeline"] }, /missing pipeline/],
+    // each copy of an edge fed its node the same input once more: 5,000 copies into a union made 10 million rows
+    // on the server's thread (an editor's denial of service, found by a helper's attack)
+    [
+      "the same edge given many times",
+      {
+        name: "d",
+        nodes: [node("a"), { id: "b", type: "union", config: {} }],
+        edges: Array.from({ length: 5000 }, () => ({ from: "a", to: "b" })),
+      },
+      /edge 'a' → 'b' is given 5000 times/,
+    ],
   ];
   it.each(cases)("%s", async (_label, body, pattern) => {
     const res = await t.fetch("/pipelines", { method: "POST", json: body });
@@ -222,6 +234,85 @@ describe("malformed and hostile input is a JSON 4xx, never a 500", () => {
         expect([method, path, status]).toEqual([method, path, 404]);
         expect(JSON.parse(body)).toEqual({ error: `route not found: ${method} ${path}`, code: "not_found" });
       }
+  });
+
+  it("a malformed JSON body's error does not quote the body (it may hold a password)", async () => {
+    for (const body of ['{"password":SuperSecretPassw0rd}', '{"username":"a","password":"Hunter2Hunter2\u0001"}']) {
+      const res = await t.fetch("/auth/login", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
+      });
+      const err = await expectJsonError(res, 400, /malformed JSON body/);
+      expect(JSON.stringify(err)).not.toMatch(/Super|Secret|Passw|Hunter|password/);
+    }
+  });
+
+  it("an unknown Content-Encoding → 415 in the API's error shape, naming the encodings that work", async () => {
+    const res = await t.fetch("/pipelines", {
+      method: "POST",
+      headers: { "content-type": "application/json", "content-encoding": "compress" },
+      body: '{"name":"x"}',
+    });
+    const err = await expectJsonError(res, 415, /Content-Encoding.*gzip/);
+    expect(err.code).toBe("bad_request");
+  });
+
+  it("requests Node's parser refuses get the API's error shape too (raw bytes, oversized headers)", async () => {
+    const { port } = new URL(t.baseUrl);
+    const raw = (request: Buffer) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(port), "127.0.0.1", () => socket.end(request));
+        let text = "";
+        socket.on("data", (chunk: Buffer) => (text += chunk.toString("latin1")));
+        socket.on("close", () => resolve(text));
+        socket.on("error", reject);
+      });
+    const badBytes = await raw(
+      Buffer.concat([
+        Buffer.from("GET /api/h"),
+        Buffer.from([0xff, 0x00]),
+        Buffer.from(" HTTP/1.1\r\nHost: x\r\n\r\n"),
+      ]),
+    );
+    expect(badBytes).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(badBytes.slice(badBytes.indexOf("\r\n\r\n") + 4))).toMatchObject({ code: "bad_request" });
+    const longUrl = await raw(Buffer.from(`GET /api/pipelines?q=${"a".repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`));
+    expect(longUrl).toMatch(/^HTTP\/1\.1 431 /);
+    expect(JSON.parse(longUrl.slice(longUrl.indexOf("\r\n\r\n") + 4)).error).toMatch(/too large/);
+  });
+
+  it("a refused WebSocket upgrade answers in the API's error shape", async () => {
+    const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request(`${t.baseUrl}/no-such-socket`, {
+        headers: {
+          connection: "Upgrade",
+          upgrade: "websocket",
+          "sec-websocket-version": "13",
+          "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
+        },
+      });
+      req.on("response", (res) => {
+        let text = "";
+        res.on("data", (chunk: Buffer) => (text += chunk.toString()));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+      });
+      req.on("upgrade", () => reject(new Error("upgraded")));
+      req.on("error", reject);
+      req.end();
+    });
+    expect(status).toBe(404);
+    expect(JSON.parse(body)).toMatchObject({ code: "not_found" });
+  });
+
+  it("a node timeout in config over 7 days is refused at trigger, not an attempt that times out at once", async () => {
+    const p = await t.client.pipelines.create({
+      name: "long-timeout",
+      nodes: [{ id: "a", type: "transform", config: { rules: [], timeout: 30 * 24 * 3600 } }],
+    });
+    const res = await t.fetch(`/pipelines/${p.id}/run`, { method: "POST", json: {} });
+    const err = await expectJsonError(res, 422);
+    expect(JSON.stringify(err.errors)).toMatch(/timeout/);
   });
 
   it.each(["gzip", "deflate", "br"])(

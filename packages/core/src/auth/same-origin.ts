@@ -25,6 +25,8 @@ function normalizedOrigin(value: string): string | null {
   }
 }
 
+const hostOf = (origin: string) => new URL(origin).hostname;
+
 /**
  * Cross-site request forgery: a page on another origin can make a browser send the session cookie, but cannot
  * set an Authorization or X-API-Key header (nor know a `?token=`). So a state-changing request that carries no
@@ -38,16 +40,18 @@ export function crossSiteRefusal(request: BrowserRequest): string | null {
   const headerCredential =
     bearer !== undefined || apiKey !== undefined || (queryToken !== undefined && cookie === undefined);
   if (!request.changesState || headerCredential) return null;
-  // the browser itself vouches for same-origin; it also covers a TLS proxy whose scheme the server cannot see
   const site = request.secFetchSite?.trim().toLowerCase();
-  if (site === "same-origin") return null;
   const own = normalizedOrigin(request.ownOrigin);
   const trusted = new Set((request.trustedOrigins ?? []).map(normalizedOrigin).filter((o) => o !== null));
   if (request.origin !== undefined) {
     const origin = normalizedOrigin(request.origin.trim());
     if (origin !== null && (origin === own || trusted.has(origin))) return null;
+    // the browser vouches for same-origin and only the scheme differs: a TLS proxy the server was not told of
+    // (--trust-proxy); an Origin naming another host is refused, whatever Sec-Fetch-Site says
+    if (site === "same-origin" && origin !== null && own !== null && hostOf(origin) === hostOf(own)) return null;
     return `cross-origin request refused: Origin '${request.origin.slice(0, 200)}' is not this server's origin; send an Authorization header from other origins`;
   }
+  if (site === "same-origin") return null;
   if (site === "cross-site" || site === "same-site") {
     return `cross-origin request refused (Sec-Fetch-Site: ${site}); send an Authorization header from other origins`;
   }

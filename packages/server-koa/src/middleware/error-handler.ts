@@ -17,6 +17,21 @@ const CLIENT_MESSAGES: Record<string, string> = {
   "request.aborted": "request aborted",
 };
 
+/** Messages of statuses that Koa's body reading gives without a `type` (inflation's unknown Content-Encoding). */
+const MESSAGES_BY_STATUS: Record<number, string> = {
+  415: "unsupported Content-Encoding: send the body as is, or gzip, deflate or br",
+};
+
+/**
+ * The parser's words without the piece of the body V8 quotes in them ("…\"password\":SuperSecre\"… is not valid
+ * JSON"): a body may hold a password. Only where it broke is kept.
+ */
+function malformedJsonMessage(e: SyntaxError): string {
+  const position = /at position (\d+)/.exec(e.message)?.[1];
+  if (position !== undefined) return `malformed JSON body: invalid at position ${position}`;
+  return /end of JSON input/i.test(e.message) ? "malformed JSON body: it ends too soon" : "malformed JSON body";
+}
+
 /** The only place that writes `{ "error": …, "code": … }` bodies (STYLE.md); `code` is from ERROR_CODES. */
 export function errorHandler(logger: Logger): Middleware {
   return async (ctx, next) => {
@@ -44,13 +59,16 @@ export function errorHandler(logger: Logger): Middleware {
       const status = err.status ?? err.statusCode ?? 500;
       if (status >= 400 && status < 500) {
         ctx.status = status;
-        const malformed = e instanceof SyntaxError ? `malformed JSON body: ${e.message}` : undefined;
+        const malformed = e instanceof SyntaxError ? malformedJsonMessage(e) : undefined;
         const route = status === 404 ? `route not found: ${ctx.method} ${ctx.path}` : undefined;
         ctx.body = {
           error:
             malformed ??
             route ??
-            ((err.type && CLIENT_MESSAGES[err.type]) || (err.expose && err.message) || "bad request"),
+            ((err.type && CLIENT_MESSAGES[err.type]) ||
+              MESSAGES_BY_STATUS[status] ||
+              (err.expose && err.message) ||
+              "bad request"),
           code: errorCodeForStatus(status),
         };
         return;

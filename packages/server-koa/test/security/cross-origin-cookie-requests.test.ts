@@ -51,6 +51,22 @@ describe("a cookie-only state change from another origin", () => {
     expect(await pipelineNames()).not.toContain("csrf-fetch-site");
   });
 
+  it("an Origin naming another host is refused even with Sec-Fetch-Site: same-origin (DESIGN §5)", async () => {
+    for (const site of ["same-origin", "SAME-ORIGIN"]) {
+      const response = await createWith(`csrf-site-${site}`, { cookie, origin: EVIL, "sec-fetch-site": site });
+      expect(response.status).toBe(403);
+    }
+    expect((await pipelineNames()).filter((n) => n.startsWith("csrf-site-"))).toEqual([]);
+    // only the scheme differs (a TLS proxy the server was not told of): the browser's same-origin stands
+    const behindProxy = t.baseUrl.replace(/^http:/, "https:");
+    const proxied = await createWith("same-origin-proxied", {
+      cookie,
+      origin: behindProxy,
+      "sec-fetch-site": "same-origin",
+    });
+    expect(proxied.status).toBe(201);
+  });
+
   it("another port, a sibling site, Origin: null, or a bad Origin are other origins too", async () => {
     const port = new URL(t.baseUrl).port;
     for (const origin of [

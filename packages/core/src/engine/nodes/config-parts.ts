@@ -1,15 +1,12 @@
 import { z } from "zod";
+import { ExecutionSettingsSchema } from "../../model/node.js";
 
 /**
  * Building blocks of the node config schemas (each schema sits in its node's file). Unknown keys are allowed
  * (passthrough) so a config can carry editor metadata; required keys are enforced. Execution settings
  * (`max_retries`, `retry_delay`, `timeout`) may sit in any config.
  */
-const settings = {
-  max_retries: z.number().int().min(0).max(100).optional(),
-  retry_delay: z.number().min(0).max(3600).optional(),
-  timeout: z.number().int().min(1).optional(),
-};
+const settings = ExecutionSettingsSchema.shape;
 
 export const nonEmpty = (what: string) =>
   z.string({ error: `${what} is required` }).min(1, `${what} must not be empty`);
