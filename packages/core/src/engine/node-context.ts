@@ -73,6 +73,7 @@ export function createNodeContext(o: NodeContextOptions): NodeContext {
     fileRoots: o.fileRoots,
     stateFiles,
     log: (level, message) => log(level, scrubber.scrub(message)),
+    excerpt: (text, chars) => scrubber.excerpt(text, chars),
     render: (text) => renderTemplate(text, scope),
     renderSql: (sql) => renderSqlTemplate(sql, scope),
     connection: async (connId): Promise<ResolvedConnection> => {
@@ -94,4 +95,19 @@ export function createNodeContext(o: NodeContextOptions): NodeContext {
         scrubber.scrub(error),
       ),
   };
+}
+
+/**
+ * Resolves what `config` refers to through `ctx` — every string rendered (its `${var.…}`), every `conn_id` looked up
+ * — only so that the context's scrubber records their secrets; what cannot be resolved is passed over. For a node
+ * a resumed run does not run again: its kept output may hold the secrets it resolved when it ran.
+ */
+export async function recordSecretsOf(ctx: NodeContext, config: unknown, key = ""): Promise<void> {
+  if (typeof config === "string") {
+    await (key === "conn_id" ? ctx.connection(config) : ctx.render(config)).catch(() => undefined);
+  } else if (Array.isArray(config)) {
+    for (const item of config) await recordSecretsOf(ctx, item);
+  } else if (config && typeof config === "object") {
+    for (const [name, value] of Object.entries(config)) await recordSecretsOf(ctx, value, name);
+  }
 }

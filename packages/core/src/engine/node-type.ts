@@ -37,6 +37,11 @@ export interface NodeContext {
   readonly stateFiles: readonly string[];
   /** Appends a line to the run's log for this node; secrets the context resolved are masked (`********`). */
   log(level: LogLevel, message: string): void;
+  /**
+   * `text` (an answer's body, a driver's message) as an error may quote it: secrets masked first, whitespace runs
+   * made one space, cut to `chars` characters. Cut before masking, a secret across the cut would show its start.
+   */
+  excerpt(text: string, chars: number): string;
   /** Renders `${param.X}`, `${var.X}`, `${run.id|date|started_at}` into plain text (URLs, paths, messages). */
   render(text: string): Promise<string>;
   /** Renders a SQL string: every `${...}` becomes a `?` placeholder with its value bound, never raw SQL text. */

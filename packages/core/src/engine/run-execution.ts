@@ -14,8 +14,8 @@ import { EMPTY_DATASET, withValue, type DataSet, type Row } from "./dataset.js";
 import { retryDelayMs } from "./execution-settings.js";
 import type { HttpClient } from "./http/http-client.js";
 import { jsonSizeWithin } from "./json-size.js";
-import { createNodeContext } from "./node-context.js";
-import type { NodeResult, NodeTypeDefinition, NodeTypeRegistry } from "./node-type.js";
+import { createNodeContext, recordSecretsOf, type NodeContextOptions } from "./node-context.js";
+import type { NodeContext, NodeResult, NodeTypeDefinition, NodeTypeRegistry } from "./node-type.js";
 import { planOf, type PipelinePlan } from "./pipeline-plan.js";
 import { profileDataSet, type NodeProfile } from "./profile.js";
 import { SecretScrubber } from "./secret-scrubber.js";
@@ -182,6 +182,8 @@ export class RunExecution {
       if (before?.status === "success") {
         const data = (await this.deps.store.output(this.run.id, node.id, "output")) as DataSet | null;
         if (data && Array.isArray(data.rows) && Array.isArray(data.columns)) {
+          // what it resolved is in its output, and so in the previews and DLQ entries of the nodes after it
+          await recordSecretsOf(this.contextFor(node), node.config);
           this.outputs.set(node.id, data);
           this.state.set(node.id, "success");
           this.records.set(node.id, before);
@@ -272,24 +274,13 @@ export class RunExecution {
       () => controller.abort(new SluiceError("internal", `timed out after ${timeoutMs / 1000} s (attempt ${attempt})`)),
       timeoutMs,
     );
-    const ctx = createNodeContext({
-      runId: this.run.id,
-      pipelineId: this.pipeline.id,
-      pipelineName: this.pipeline.name,
-      node,
+    const ctx = this.contextFor(node, {
       attempt,
       signal: controller.signal,
       timeoutMs,
-      params: this.run.params,
       inputIds,
-      fileRoots: this.deps.fileRoots,
-      stateFiles: this.deps.stateFiles,
-      startedAt: this.run.started_at ?? this.run.created_at,
-      secrets: this.deps.secrets,
       log: (level, message) => this.log(level, message, node.id),
       deadLetter: (rows, error) => this.deadLetter(node, rows, error),
-      scrubber: this.scrubber,
-      ...(this.deps.http ? { http: this.deps.http } : {}),
     });
     const aborted = new Promise<never>((_, reject) => {
       controller.signal.addEventListener("abort", () => reject(controller.signal.reason as Error), { once: true });
@@ -305,6 +296,29 @@ export class RunExecution {
       this.attempts.delete(controller);
       aborted.catch(() => undefined);
     }
+  }
+
+  /** The context `node` runs with in this run; `attempt` adds what one attempt has of its own. */
+  private contextFor(
+    node: PipelineNode,
+    attempt: Partial<
+      Pick<NodeContextOptions, "attempt" | "signal" | "timeoutMs" | "inputIds" | "log" | "deadLetter">
+    > = {},
+  ): NodeContext {
+    return createNodeContext({
+      runId: this.run.id,
+      pipelineId: this.pipeline.id,
+      pipelineName: this.pipeline.name,
+      node,
+      params: this.run.params,
+      fileRoots: this.deps.fileRoots,
+      stateFiles: this.deps.stateFiles,
+      startedAt: this.run.started_at ?? this.run.created_at,
+      secrets: this.deps.secrets,
+      scrubber: this.scrubber,
+      ...(this.deps.http ? { http: this.deps.http } : {}),
+      ...attempt,
+    });
   }
 
   private succeedNode(id: string, started: number, result: NodeResult): void {

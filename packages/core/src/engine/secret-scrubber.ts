@@ -97,9 +97,9 @@ export class SecretScrubber implements TextMask {
   private readonly keys = new Map<string, string>();
   private longest = 0;
 
-  /** The length of the longest spelling of a recorded secret. */
-  get longestSecret(): number {
-    return this.longest;
+  /** Whether any secret was recorded (the URL rules apply regardless). */
+  get hasSecrets(): boolean {
+    return this.longest > 0;
   }
 
   /** A scrubber knowing the secrets of one connection (connection tests, whose causes go to the server log). */
@@ -187,6 +187,49 @@ export class SecretScrubber implements TextMask {
         ? `${sep}${name}=${MASKED_SECRET}`
         : whole,
     );
+  }
+
+  /**
+   * The start of `text`, at most `chars` characters of it, masked: masked before it is cut, as far past the cut as
+   * the longest spelling of a secret reaches, and never ending in the first characters of a spelling that the cut
+   * left incomplete (a secret starting after the cut would otherwise show its first characters wherever masking
+   * before it shortened the text).
+   */
+  maskedPrefix(text: string, chars: number): string {
+    if (text.length <= chars) return this.scrub(text).slice(0, chars);
+    const window = text.slice(0, chars + this.longest);
+    const masked = this.scrub(window);
+    const whole = window.length === text.length;
+    return masked.slice(0, Math.min(chars, masked.length - (whole ? 0 : this.pieceAtEnd(masked))));
+  }
+
+  /**
+   * `text` as a node error quotes it (an answer's body, a driver's message): masked, whitespace made single spaces,
+   * cut to `chars` characters with `…`. Masked before anything else: an excerpt cut first would show the start of a
+   * secret across the cut, and one with its whitespace changed first would no longer match a secret holding some.
+   */
+  excerpt(text: string, chars: number): string {
+    const start = this.maskedPrefix(text, 2 * chars);
+    const shown = this.scrub(start.replace(/\s+/g, " ").trim());
+    return shown.length > chars || text.length > 2 * chars ? `${shown.slice(0, chars)}…` : shown;
+  }
+
+  /** Characters at the end of `text` that begin a recorded spelling (in any letter case) without completing it. */
+  private pieceAtEnd(text: string): number {
+    const tail = text.slice(-this.longest).toLowerCase();
+    if (tail === "") return 0;
+    const last = tail.charCodeAt(tail.length - 1);
+    let piece = 0;
+    for (const form of [...this.long, ...this.short]) {
+      const lower = form.toLowerCase();
+      for (let k = Math.min(lower.length - 1, tail.length); k > piece; k--) {
+        if (lower.charCodeAt(k - 1) === last && tail.endsWith(lower.slice(0, k))) {
+          piece = k;
+          break;
+        }
+      }
+    }
+    return piece;
   }
 
   /** `scrub` for an object key: rows repeat their keys, so short ones are remembered. */

@@ -1,3 +1,4 @@
+import { MASKED_SECRET } from "../model/connection.js";
 import { ownProperty } from "./dataset.js";
 
 /** Longest text shown in a preview, dry run, profile or DLQ payload; the rest is cut and counted. */
@@ -17,8 +18,10 @@ const SHOWN_DEPTH = 32;
 export interface TextMask {
   scrub(text: string): string;
   scrubKey(key: string): string;
-  /** The longest spelling of a secret it masks: text is masked that far beyond the cut, then cut. */
-  readonly longestSecret: number;
+  /** At most `chars` characters of the start of `text`, masked before they were cut (SecretScrubber). */
+  maskedPrefix(text: string, chars: number): string;
+  /** Whether it knows a secret: numbers and binary values are masked only then. */
+  readonly hasSecrets: boolean;
 }
 
 /**
@@ -44,9 +47,14 @@ const count = (n: number) => n.toLocaleString("en-US");
 
 function show(value: unknown, budget: Budget, depth: number, mask: TextMask | undefined): unknown {
   if (typeof value === "string") return shownText(value, SHOWN_TEXT_CHARS, budget, mask, false);
+  // a secret can arrive as a number (a PIN rendered into a JSON body unquoted)
+  if (typeof value === "number" || typeof value === "bigint")
+    return mask?.hasSecrets && mask.scrub(String(value)) !== String(value) ? MASKED_SECRET : value;
   if (typeof value !== "object" || value === null || value instanceof Date) return value;
   if (ArrayBuffer.isView(value)) {
-    if (value.byteLength > SHOWN_BINARY_BYTES) return `<binary: ${count(value.byteLength)} bytes>`;
+    // shown as its bytes (JSON: a list of numbers), so masked as the text those bytes hold, else described
+    if (value.byteLength > SHOWN_BINARY_BYTES || (mask?.hasSecrets && holdsSecret(value, mask)))
+      return `<binary: ${count(value.byteLength)} bytes>`;
     budget.left -= value.byteLength;
     return value;
   }
@@ -80,6 +88,12 @@ function show(value: unknown, budget: Budget, depth: number, mask: TextMask | un
   return out;
 }
 
+/** Whether the bytes of `view`, read as UTF-8 text, hold a secret `mask` masks. */
+function holdsSecret(view: ArrayBufferView, mask: TextMask): boolean {
+  const text = Buffer.from(view.buffer, view.byteOffset, view.byteLength).toString("utf8");
+  return mask.scrub(text) !== text;
+}
+
 /** `text` masked, then cut to `limit` characters (or what is left of the budget), saying how long it was. */
 function shownText(text: string, limit: number, budget: Budget, mask: TextMask | undefined, key: boolean): string {
   const allowed = Math.max(0, Math.min(limit, budget.left));
@@ -89,7 +103,6 @@ function shownText(text: string, limit: number, budget: Budget, mask: TextMask |
     return masked(text);
   }
   budget.left -= allowed;
-  // masked as far as the longest secret reaches past the cut: one that starts before the cut is masked whole
-  const window = masked(text.slice(0, allowed + (mask?.longestSecret ?? 0)));
-  return `${window.slice(0, allowed)}… (${count(text.length)} characters)`;
+  const start = mask ? mask.maskedPrefix(text, allowed) : text.slice(0, allowed);
+  return `${start}… (${count(text.length)} characters)`;
 }

@@ -196,3 +196,25 @@ describe("SecretScrubber", () => {
     expect(s.scrub("x abcd-efgh-ijkl y")).toBe(`x ${M} y`);
   });
 });
+
+describe("excerpt: what a node error quotes of an answer's body or a driver's message", () => {
+  const secret = "Zq7SecretVal99";
+  const scrubber = new SecretScrubber();
+  scrubber.add(secret);
+
+  it("masks before it cuts: wherever the cut falls, no piece of the secret is left", () => {
+    for (let before = 150; before <= 200; before++) {
+      const text = `Cannot GET /fail/${"A".repeat(before)}${secret} and more`;
+      const shown = scrubber.excerpt(text, 200);
+      expect(shown.length).toBeLessThanOrEqual(201);
+      for (let n = 4; n <= secret.length; n++) expect(shown, `${before}`).not.toContain(secret.slice(0, n));
+    }
+  });
+
+  it("masks before it changes whitespace: a secret holding two spaces is still masked", () => {
+    const spaced = new SecretScrubber();
+    spaced.add("Two  Spaces99");
+    expect(spaced.excerpt('{"x-v":"Two  Spaces99"}', 200)).toBe('{"x-v":"********"}');
+    expect(spaced.excerpt("a\n\n  b", 200)).toBe("a b");
+  });
+});

@@ -54,6 +54,41 @@ describe("shownValue: what previews, dry runs, profiles and DLQ payloads show of
     }
   });
 
+  it("a secret starting past the cut shows no piece either, however much masking before it shortened the text", () => {
+    const scrubber = new SecretScrubber();
+    const token = "tok-0123456789abcdef-0123456789";
+    scrubber.add(token);
+    // 100 copies before the cut are masked to 8 characters each: text from past the cut moves before it
+    const copies = token.repeat(100);
+    for (let gap = 0; gap < 120; gap += 7) {
+      const text = copies + "x".repeat(SHOWN_TEXT_CHARS - copies.length + gap) + token;
+      const shown = scrubber.shown({ echoed: text }).echoed;
+      for (let n = 4; n <= token.length; n++) expect(shown, `${gap}`).not.toContain(token.slice(0, n));
+    }
+  });
+
+  it("masks a secret that arrives as a number or as bytes (a PIN in a JSON body, a CAST AS BLOB)", () => {
+    const scrubber = new SecretScrubber();
+    scrubber.add("90817263");
+    scrubber.add("Zq7SecretVal99");
+    const row = {
+      pin: 90817263,
+      big: 90817263n,
+      other: 42,
+      blob: Buffer.from("Zq7SecretVal99"),
+      bytes: Buffer.from("ok"),
+    };
+    expect(scrubber.shown(row)).toEqual({
+      pin: "********",
+      big: "********",
+      other: 42,
+      blob: "<binary: 14 bytes>",
+      bytes: Buffer.from("ok"),
+    });
+    // without a secret recorded, numbers and bytes are shown as they are
+    expect(new SecretScrubber().shown(row)).toEqual(row);
+  });
+
   it("keeps a __proto__ column as data", () => {
     const row = JSON.parse(`{"__proto__": "${"z".repeat(SHOWN_TEXT_CHARS + 1)}", "b": 1}`) as object;
     const shown = shownValue(row) as Record<string, unknown>;

@@ -6,6 +6,7 @@ import { keepBackslashEscapes, mysqlOptions, mysqlTextLiteral } from "../../conn
 import { pgClientConfig } from "../../connectors/types/postgres.js";
 import { SluiceError } from "../../errors.js";
 import type { Row } from "../dataset.js";
+import type { NodeContext } from "../node-type.js";
 import { cancelledError, SqliteWorker } from "./sqlite-worker.js";
 
 export type DbDialect = "postgres" | "mysql" | "sqlite";
@@ -194,13 +195,13 @@ export async function* streamRows(
 
 /**
  * A driver error as a short message: knex prefixes the full SQL (with every inlined value) to the driver's message;
- * that text can be huge and can carry row data, so it is dropped, and the rest capped.
+ * that text can be huge and can carry row data, so it is dropped, and the rest masked and capped (`excerpt`).
  */
-export function driverErrorMessage(e: unknown): string {
+export function driverErrorMessage(e: unknown, ctx: Pick<NodeContext, "excerpt">): string {
   const message = e instanceof Error ? e.message : String(e);
   const withoutSql =
     /^\s*(insert|select|update|delete|create|alter|drop|with|merge|replace)\b/i.test(message) && message.includes(" - ")
       ? message.slice(message.lastIndexOf(" - ") + 3)
       : message;
-  return withoutSql.length > 500 ? `${withoutSql.slice(0, 500)}…` : withoutSql;
+  return ctx.excerpt(withoutSql, 500);
 }

@@ -134,7 +134,7 @@ export async function sendChecked(
   }
   const res = await ctx.http.request({ method: target.method, url: target.url, headers, body, signal });
   if (res.status < 200 || res.status > 299) {
-    const snippet = res.text.slice(0, 200).replace(/\s+/g, " ").trim();
+    const snippet = ctx.excerpt(res.text, 200);
     const message = `${target.method} ${describeUrl(res.url)} returned HTTP ${res.status}${snippet ? `: ${snippet}` : ""}`;
     ctx.log("error", message);
     throw new SluiceError("unprocessable", message);

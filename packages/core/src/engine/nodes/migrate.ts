@@ -82,7 +82,7 @@ export const migrateNode = defineNodeType({
             if (e instanceof SluiceError) throw e;
             throw new SluiceError(
               "unprocessable",
-              `statement ${n + 1} of ${statements.length} failed: ${driverErrorMessage(e)}`,
+              `statement ${n + 1} of ${statements.length} failed: ${driverErrorMessage(e, ctx)}`,
             );
           }
         }

@@ -227,7 +227,7 @@ export const sinkDbNode = defineNodeType({
           ? e
           : new SluiceError(
               "unprocessable",
-              `writing to ${table} failed (nothing was written): ${driverErrorMessage(e)}`,
+              `writing to ${table} failed (nothing was written): ${driverErrorMessage(e, ctx)}`,
             );
       });
       return count;

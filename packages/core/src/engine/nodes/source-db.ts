@@ -36,7 +36,7 @@ export const sourceDbNode = defineNodeType({
       } catch (e) {
         throw e instanceof SluiceError
           ? e
-          : new SluiceError("unprocessable", `query on ${conn.conn_id} failed: ${driverErrorMessage(e)}`);
+          : new SluiceError("unprocessable", `query on ${conn.conn_id} failed: ${driverErrorMessage(e, ctx)}`);
       }
       ctx.log("info", `read ${rows.length} rows from ${conn.conn_id} (${db.dialect})`);
       return { output: { columns: columns ?? [], rows } };
