@@ -35,8 +35,9 @@ export interface Connector {
   /** A real round trip; resolves with a success message, rejects with the real cause (logged, never returned). */
   test(c: ConnectionFields, signal: AbortSignal, network: GuardedNetwork): Promise<string>;
   /**
-   * For types that open files on this machine (SQLite): the fields with those paths resolved inside the file roots,
-   * refusing the server's state files. Applied at every use (node run, connection test), never only at creation.
+   * For types that open files on this machine (SQLite; PostgreSQL's certificate files): the fields with those paths
+   * resolved inside the file roots, refusing the server's state files. Applied at every use (node run, connection
+   * test), never only at creation.
    */
   confineFiles?(c: ConnectionFields, access: FileAccess): Promise<ConnectionFields>;
 }

@@ -18,6 +18,8 @@ export function mysqlOptions(c: ConnectionFields, resolver: DnsResolver = system
     charset: "utf8mb4",
     connectTimeout: 5000,
     ...(c.extra as mysql.ConnectionOptions),
+    // mysql2 would print every packet, queries with their values, to the server's own output
+    debug: false,
   };
   return { ...options, stream: () => connectGuarded(options.host ?? "localhost", options.port ?? 3306, resolver) };
 }

@@ -1,7 +1,15 @@
 import pg from "pg";
 import { systemDnsResolver, type DnsResolver } from "../../engine/http/address-guard.js";
 import { GuardedSocket } from "../../engine/http/guarded-socket.js";
+import { resolveConfinedPath } from "../../file-access.js";
 import { abortable, enc, extraOptions, type ConnectionFields, type Connector } from "../connector.js";
+
+/**
+ * The `extra` options that name files on this machine: pg reads the client certificate, its key and the root
+ * certificate from them when it connects. They obey the file roots, as SQLite paths do (docs/security.md): an editor
+ * could otherwise read any file (its content offered to a server of theirs as a certificate) or probe for it.
+ */
+const FILE_OPTIONS = ["sslcert", "sslkey", "sslrootcert"] as const;
 
 /** pg client settings: the connection's URI and a socket that passes the address guard (docs/security.md). */
 export function pgClientConfig(
@@ -16,6 +24,14 @@ export const postgresConnector: Connector = {
   label: "PostgreSQL",
   fields: ["host", "port", "schema", "login", "password"],
   driver: "pg",
+  async confineFiles(c, access) {
+    const extra = { ...c.extra };
+    for (const name of FILE_OPTIONS) {
+      const value = extra[name];
+      if (value !== undefined && value !== null) extra[name] = await resolveConfinedPath(String(value), access);
+    }
+    return { ...c, extra };
+  },
   uri(c) {
     const options = new Map<string, string>([["sslmode", "disable"], ...extraOptions(c.extra)]);
     const query = [...options].map(([k, v]) => `${enc(k)}=${enc(v)}`).join("&");
