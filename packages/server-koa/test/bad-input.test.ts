@@ -236,6 +236,28 @@ describe("malformed and hostile input is a JSON 4xx, never a 500", () => {
       }
   });
 
+  it("text with a lone surrogate is refused, not echoed as sent and stored as something else", async () => {
+    // found by a helper's attack: the 201 echoed "x\ud800y", a later GET returned "x\ufffd\ufffd\ufffdy"
+    for (const [path, body] of [
+      ["/variables", '{"key":"lone","value":"x\\ud800y","type":"string"}'],
+      ["/pipelines", '{"name":"half \\udfff"}'],
+      ["/pipelines", '{"name":"key","tags":["ok"],"params":{"\\ud83d":"x"}}'],
+      ["/auth/users", '{"username":"lone","password":"\\ud800\\ud800\\ud800\\ud800\\ud800\\ud800\\ud800\\ud800"}'],
+    ]) {
+      const res = await t.fetch(path!, { method: "POST", headers: { "content-type": "application/json" }, body });
+      await expectJsonError(res, 400, /not valid Unicode/);
+    }
+    expect((await t.fetch("/variables/lone")).status).toBe(404);
+    // a whole character written as its surrogate pair is fine
+    const res = await t.fetch("/variables", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"key":"pair","value":"x\\ud83d\\ude00y","type":"string"}',
+    });
+    expect(res.status).toBe(201);
+    expect(((await (await t.fetch("/variables/pair")).json()) as { value: string }).value).toBe("x😀y");
+  });
+
   it("a malformed JSON body's error does not quote the body (it may hold a password)", async () => {
     for (const body of ['{"password":SuperSecretPassw0rd}', '{"username":"a","password":"Hunter2Hunter2\u0001"}']) {
       const res = await t.fetch("/auth/login", {

@@ -14,16 +14,27 @@ export const PasswordSchema = z
   .max(MAX_PASSWORD_LENGTH, `must be at most ${MAX_PASSWORD_LENGTH} characters`);
 
 /**
- * Usernames match exactly (case-sensitive) on every database; no surrounding whitespace, no control characters, and
- * no invisible formatting characters (zero-width, direction marks and overrides: Unicode's Cf), with which one name
- * would look like another (`admin` and `admin` + U+200B) in every list.
+ * A username as stored and as looked up at login: in Unicode's composed form (NFC), so that `José` typed with a
+ * combining accent is the same name as `José` typed with `é`, not a second user that looks the same.
+ */
+export const normalizedUsername = (name: string) => name.normalize("NFC");
+
+/**
+ * Usernames match exactly (case-sensitive, after NFC) on every database; no surrounding whitespace, no control
+ * characters, and nothing invisible with which one name would look like another in every list (`admin` and
+ * `admin` + U+200B): no formatting characters (zero-width, direction marks and overrides: Unicode's Cf), no default
+ * ignorable characters (variation selectors, Hangul fillers) and no Braille blank.
  */
 export const UsernameSchema = z
   .string()
   .min(1, "must not be empty")
   .max(255, "must be at most 255 characters")
   .regex(/^\S(?:[^\p{Cc}]*\S)?$/u, "must not start or end with whitespace or contain control characters")
-  .regex(/^\P{Cf}*$/u, "must not contain invisible formatting characters (zero-width, direction marks)");
+  .regex(
+    /^[^\p{Cf}\p{Default_Ignorable_Code_Point}\u2800]*$/u,
+    "must not contain invisible characters (zero-width, direction marks, variation selectors, fillers)",
+  )
+  .transform(normalizedUsername);
 
 export interface User {
   id: string;
@@ -43,7 +54,7 @@ export interface SetupStatus {
 /** Login checks credentials only; any string is accepted so that a malformed username still counts as a failure. */
 export const LoginRequestSchema = z
   .object({
-    username: z.string().min(1, "must not be empty").max(255),
+    username: z.string().min(1, "must not be empty").max(255).transform(normalizedUsername),
     password: z.string().min(1, "must not be empty").max(MAX_PASSWORD_LENGTH),
   })
   .strip();

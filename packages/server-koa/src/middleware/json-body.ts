@@ -12,17 +12,31 @@ export const DEFAULT_BODY_BYTES = 10 * 1024 * 1024;
  */
 export const MAX_BODY_DEPTH = 100;
 
-/** Whether `value` nests arrays and objects deeper than `max` levels: walked with a stack, not by recursion. */
-function nestedDeeperThan(value: unknown, max: number): boolean {
-  if (value === null || typeof value !== "object") return false;
-  const stack: [object, number][] = [[value, 1]];
+/** A surrogate code unit standing alone (half of a character): in `u` mode a pair is one code point, not matched. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/**
+ * What makes a parsed body unacceptable, or null: arrays and objects nested deeper than `max` levels, or text (a
+ * value or a key) holding a lone surrogate, which JSON's `\ud800` can spell but no database stores as sent (SQLite
+ * and PostgreSQL would store U+FFFD instead: the answer would echo one value and a later read return another). Walked
+ * with a stack, not by recursion.
+ */
+function bodyProblem(value: unknown, max: number): string | null {
+  const stack: [unknown, number][] = [[value, 0]];
   while (stack.length) {
-    const [container, depth] = stack.pop()!;
-    if (depth > max) return true;
-    for (const child of Array.isArray(container) ? container : Object.values(container))
-      if (child !== null && typeof child === "object") stack.push([child as object, depth + 1]);
+    const [item, depth] = stack.pop()!;
+    if (typeof item === "string") {
+      if (LONE_SURROGATE.test(item)) return "the JSON body holds text that is not valid Unicode (a lone surrogate)";
+    } else if (item !== null && typeof item === "object") {
+      if (depth + 1 > max) return `the JSON body nests deeper than ${max} levels`;
+      if (Array.isArray(item)) for (const child of item) stack.push([child, depth + 1]);
+      else
+        for (const [key, child] of Object.entries(item)) {
+          stack.push([key, depth], [child, depth + 1]);
+        }
+    }
   }
-  return false;
+  return null;
 }
 
 /**
@@ -36,7 +50,7 @@ const undecodable = (e: unknown) => {
 
 /**
  * JSON bodies only; a malformed body is a 400 and an oversized one a 413 (via the error handler); a body nested
- * deeper than MAX_BODY_DEPTH, or not in its Content-Encoding, is a 400.
+ * deeper than MAX_BODY_DEPTH, holding a lone surrogate, or not in its Content-Encoding, is a 400.
  */
 export function jsonBody(limitBytes: number): Middleware {
   const parse = bodyParser({
@@ -50,8 +64,8 @@ export function jsonBody(limitBytes: number): Middleware {
     try {
       await parse(ctx, async () => {
         parsed = true;
-        if (nestedDeeperThan((ctx.request as { body?: unknown }).body, MAX_BODY_DEPTH))
-          throw new SluiceError("bad_request", `the JSON body nests deeper than ${MAX_BODY_DEPTH} levels`);
+        const problem = bodyProblem((ctx.request as { body?: unknown }).body, MAX_BODY_DEPTH);
+        if (problem) throw new SluiceError("bad_request", problem);
         await next();
       });
     } catch (e) {

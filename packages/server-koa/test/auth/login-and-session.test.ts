@@ -171,8 +171,20 @@ describe("users", () => {
       expect(res.status, JSON.stringify(lookalike)).toBe(400);
       expect(((await res.json()) as { error: string }).error).toMatch(/invisible|control/);
     }
+    // variation selectors, Hangul fillers, the Braille blank: invisible too (a second helper's attack)
+    for (const lookalike of ["adm\ufe0f", "adm\u3164", "adm\u2800", "\u115fadmin", "adm\u034f"]) {
+      const res = await create(lookalike);
+      expect(res.status, JSON.stringify(lookalike)).toBe(400);
+      expect(((await res.json()) as { error: string }).error).toMatch(/invisible/);
+    }
     expect((await create("José Müller-Öztürk")).status).toBe(201);
     expect((await create("李小龍")).status).toBe(201);
+    // the same name with a combining accent is the same user, not a second one that looks alike
+    const decomposed = "Jose\u0301 Müller-Öztürk";
+    expect((await create(decomposed)).status).toBe(409);
+    const login = await t.fetch("/auth/login", { method: "POST", json: { username: decomposed, password: PASSWORD } });
+    expect(login.status).toBe(200);
+    expect(((await login.json()) as { user: { username: string } }).user.username).toBe("José Müller-Öztürk");
   });
 
   it("GET /auth/users lists users without password hashes", async () => {
