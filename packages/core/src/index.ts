@@ -45,6 +45,7 @@ export { AuthService } from "./service/auth-service.js";
 export { ROLE_PERMISSIONS, roleHasPermission, PIPELINE_SECRETS_PERMISSION } from "./auth/permissions.js";
 export { hideSecretsFrom, seesPipelineSecrets } from "./auth/hide-secrets.js";
 export { crossSiteRefusal, type BrowserRequest } from "./auth/same-origin.js";
+export { openModeHostRefusal } from "./auth/open-mode-host.js";
 export {
   API_KEY_IDENTITY,
   OPEN_MODE_IDENTITY,

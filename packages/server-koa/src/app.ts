@@ -21,6 +21,11 @@ export interface AppOptions {
   /** Origins allowed to call the API from a browser (CORS); none by default. `*` allows any, without cookies. */
   readonly corsOrigins?: readonly string[];
   /**
+   * Host names besides IP addresses, `localhost` and dotless names by which the server may be reached while it has
+   * no users (open mode); other names are refused then, against DNS rebinding (docs/security.md).
+   */
+  readonly allowedHosts?: readonly string[];
+  /**
    * Serve the web UI at `/` (the API stays under the prefix): `true` serves the built `@sluice/web`, `{root}` a
    * directory of your own build. Off by default for embedders; `sluice serve` turns it on unless `--no-ui`.
    */
@@ -60,6 +65,7 @@ export function createApp(sluice: Sluice, options: AppOptions = {}): Koa {
   const register = {
     sluice,
     trustedOrigins: credentialedOrigins(options.corsOrigins),
+    allowedHosts: options.allowedHosts ?? [],
     defaultBodyBytes: options.maxBodyBytes ?? DEFAULT_BODY_BYTES,
   };
   const { api: apiIds, root: rootIds } = routedOperations();

@@ -41,6 +41,8 @@ serve options (each also from an environment variable):
   --cors-origin ORIGINS        allow browser calls from these origins, comma-separated (SLUICE_CORS_ORIGIN,
                                default off; * allows any origin without cookies)
   --trust-proxy                trust X-Forwarded-* headers (SLUICE_TRUST_PROXY=1)
+  --allowed-hosts NAMES        host names the server may be reached by while it has no users, comma-separated
+                               (SLUICE_ALLOWED_HOSTS); IP addresses, localhost and dotless names always work
   --no-ui                      serve the API only, without the web UI at / (SLUICE_UI=0)
   --heartbeat-ms MS            how often running runs get a heartbeat (SLUICE_HEARTBEAT_MS, default 5000)
   --stale-ms MS                a run whose owner sent no heartbeat for this long is failed with \`interrupted\` by
@@ -125,6 +127,7 @@ async function serve(args: string[]): Promise<void> {
       "max-concurrent-runs": { type: "string" },
       "file-roots": { type: "string" },
       "cors-origin": { type: "string" },
+      "allowed-hosts": { type: "string" },
       "trust-proxy": { type: "boolean" },
       "no-ui": { type: "boolean" },
       "heartbeat-ms": { type: "string" },
@@ -153,6 +156,7 @@ async function serve(args: string[]): Promise<void> {
   const fileRoots = fileRootsRaw ? splitList([fileRootsRaw], /:/) : undefined;
   const proxy = values["trust-proxy"] ?? env.SLUICE_TRUST_PROXY === "1";
   const corsOrigins = splitList([values["cors-origin"] ?? env.SLUICE_CORS_ORIGIN ?? ""], /,/);
+  const allowedHosts = splitList([values["allowed-hosts"] ?? env.SLUICE_ALLOWED_HOSTS ?? ""], /,/);
   const uiRoot = values["no-ui"] || env.SLUICE_UI === "0" ? null : findWebRoot();
   const heartbeatMs = intOption(
     "heartbeat-ms",
@@ -186,7 +190,14 @@ async function serve(args: string[]): Promise<void> {
   let running;
   try {
     await sluice.start();
-    running = await startServer(sluice, { host, port, proxy, corsOrigins, ui: uiRoot ? { root: uiRoot } : false });
+    running = await startServer(sluice, {
+      host,
+      port,
+      proxy,
+      corsOrigins,
+      allowedHosts,
+      ui: uiRoot ? { root: uiRoot } : false,
+    });
   } catch (e) {
     await sluice.close().catch(() => undefined);
     throw e;

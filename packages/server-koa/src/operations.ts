@@ -2,6 +2,7 @@ import type Router from "@koa/router";
 import {
   crossSiteRefusal,
   isSluiceError,
+  openModeHostRefusal,
   OPERATION_IO,
   OPERATIONS,
   parseInput,
@@ -46,16 +47,23 @@ export interface RegisterOptions {
   readonly sluice: Sluice;
   /** Origins besides the server's own that may send the session cookie (the configured CORS origins). */
   readonly trustedOrigins: readonly string[];
+  /** Host names allowed in open mode besides IP addresses, localhost and dotless names (`openModeHostRefusal`). */
+  readonly allowedHosts: readonly string[];
   readonly defaultBodyBytes: number;
 }
 
 /**
  * The permission check of one operation, attached to its route (docs/security.md): a state-changing request from
  * another origin that carries only the session cookie is 403 (CSRF), then missing or invalid credentials are 401 and
- * a role without the permission 403. Runs before the body is read, so anonymous callers cannot make the server
- * parse 10 MiB.
+ * a role without the permission 403; in open mode, a request naming the server by a host name a web page could
+ * control is 403 (DNS rebinding). Runs before the body is read, so anonymous callers cannot make the server parse
+ * 10 MiB.
  */
-function authorize(sluice: Sluice, access: RouteAccess, trustedOrigins: readonly string[]): Middleware {
+function authorize(
+  sluice: Sluice,
+  access: RouteAccess,
+  { trustedOrigins, allowedHosts }: Pick<RegisterOptions, "trustedOrigins" | "allowedHosts">,
+): Middleware {
   return async (ctx, next) => {
     const credentials = credentialsFromHeaders(ctx.headers);
     // the webhook's own token is a credential no other origin has, like an Authorization header
@@ -78,6 +86,12 @@ function authorize(sluice: Sluice, access: RouteAccess, trustedOrigins: readonly
       if (isSluiceError(e) && e.code === "unauthorized") ctx.set("WWW-Authenticate", 'Bearer realm="sluice"');
       throw e;
     }
+    // the raw Host: with --trust-proxy, a page made same-origin by rebinding could also send X-Forwarded-Host
+    const hostRefusal =
+      (ctx.state.principal as Principal).kind === "anonymous"
+        ? openModeHostRefusal(ctx.req.headers.host, allowedHosts)
+        : null;
+    if (hostRefusal) throw new SluiceError("forbidden", hostRefusal);
     return next();
   };
 }
@@ -122,7 +136,7 @@ export function registerOperations(
     router.register(
       routerPath(spec.path),
       [spec.method],
-      [authorize(options.sluice, spec.access, options.trustedOrigins), body, handle(id, handlers[id])],
+      [authorize(options.sluice, spec.access, options), body, handle(id, handlers[id])],
       {
         name: id,
       },

@@ -36,6 +36,7 @@ export async function startServer(sluice: Sluice, options: ServeOptions = {}): P
     paths: [OPERATIONS.events.path, `${options.prefix ?? "/api"}${OPERATIONS.events.path}`],
     proxy: options.proxy ?? false,
     trustedOrigins: credentialedOrigins(options.corsOrigins),
+    allowedHosts: options.allowedHosts ?? [],
   });
   const app = websockify(createApp(sluice, options), stream.serverOptions);
   app.ws.use(stream.middleware);

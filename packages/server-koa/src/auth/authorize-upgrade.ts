@@ -1,6 +1,13 @@
 import type { IncomingMessage } from "node:http";
 import type { TLSSocket } from "node:tls";
-import { crossSiteRefusal, OPERATIONS, SluiceError, type Principal, type Sluice } from "@sluice/core";
+import {
+  crossSiteRefusal,
+  openModeHostRefusal,
+  OPERATIONS,
+  SluiceError,
+  type Principal,
+  type Sluice,
+} from "@sluice/core";
 import { credentialsFromHeaders } from "./credentials.js";
 
 export interface UpgradeOriginOptions {
@@ -8,6 +15,8 @@ export interface UpgradeOriginOptions {
   readonly proxy?: boolean;
   /** Other origins allowed to use the session cookie (the configured CORS origins). */
   readonly trustedOrigins?: readonly string[];
+  /** Host names allowed in open mode besides IP addresses, localhost and dotless names (`openModeHostRefusal`). */
+  readonly allowedHosts?: readonly string[];
 }
 
 const first = (value: string | string[] | undefined): string | undefined =>
@@ -27,7 +36,7 @@ export function upgradeOwnOrigin(request: IncomingMessage, proxy = false): strin
  * open a WebSocket, so one that relies on the session cookie must come from this origin (or a trusted one).
  * Throws a SluiceError (401/403) like the HTTP middleware.
  */
-export function authorizeUpgrade(
+export async function authorizeUpgrade(
   sluice: Sluice,
   request: IncomingMessage,
   options: UpgradeOriginOptions = {},
@@ -43,6 +52,11 @@ export function authorizeUpgrade(
     ownOrigin: upgradeOwnOrigin(request, options.proxy),
     trustedOrigins: options.trustedOrigins ?? [],
   });
-  if (refusal) return Promise.reject(new SluiceError("forbidden", refusal));
-  return sluice.auth.authorize(OPERATIONS.events.access, credentials);
+  if (refusal) throw new SluiceError("forbidden", refusal);
+  const principal = await sluice.auth.authorize(OPERATIONS.events.access, credentials);
+  // open mode: the events of every run, to a page that rebound a name of its own to this server (operations.ts)
+  const hostRefusal =
+    principal.kind === "anonymous" ? openModeHostRefusal(request.headers.host, options.allowedHosts ?? []) : null;
+  if (hostRefusal) throw new SluiceError("forbidden", hostRefusal);
+  return principal;
 }

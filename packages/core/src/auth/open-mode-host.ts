@@ -1,0 +1,35 @@
+import { isIP } from "node:net";
+
+/** The host name of a `Host` header (`name`, `name:port`, `[v6]:port`), lowercased, without a trailing dot. */
+function hostnameOf(host: string): string | null {
+  try {
+    const name = new URL(`http://${host.trim()}`).hostname.replace(/\.$/, "");
+    return name.startsWith("[") ? name.slice(1, -1) : name;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * DNS rebinding: while no user exists (open mode), whoever reaches the server is its administrator, and a web page
+ * on any site can become "whoever" by pointing a name of its own (`rebind.evil.example`) at this server's address
+ * after the page has loaded: the victim's browser then sends the page's requests here, as same-origin, with that
+ * name in `Host`. So in open mode a request must name the server by something no web page controls: an IP address,
+ * `localhost` (or a name under `.localhost`), a name without a dot (`sluice`, a container's name), or one of the
+ * `allowed` hosts (`--allowed-hosts`). Returns why the request is refused, or null. Without a `Host` header (HTTP/1.0,
+ * no browser) there is nothing to check.
+ */
+export function openModeHostRefusal(host: string | undefined, allowed: readonly string[]): string | null {
+  if (!host) return null;
+  const name = hostnameOf(host);
+  if (name !== null) {
+    if (isIP(name) !== 0 || name === "localhost" || name.endsWith(".localhost") || !name.includes(".")) return null;
+    if (allowed.some((a) => hostnameOf(a) === name)) return null;
+  }
+  const shown = (name ?? host).slice(0, 200);
+  return (
+    `Host '${shown}' is refused while the server has no users (open mode): a web page could point a name of its ` +
+    `own at this server (DNS rebinding) and act as its administrator. Create the first user through localhost or an ` +
+    `IP address, or start the server with --allowed-hosts ${shown}`
+  );
+}
