@@ -69,6 +69,20 @@ function base64Cores(value: string): string[] {
   return cores;
 }
 
+/** What the recorded spellings are matched with: patterns, and spellings too long for one (`compiled`). */
+interface Matchers {
+  readonly patterns: readonly RegExp[];
+  readonly plain: readonly string[];
+}
+
+/** Longest spelling matched by a pattern; a longer one is looked for as text. */
+const MAX_PATTERN_SPELLING = 1024;
+/** Characters of one pattern's source: V8 refuses patterns of some tens of thousands. */
+const MAX_PATTERN_SOURCE = 8192;
+
+/** `scheme://user:…` at the end of a cut text, its `@` cut off: the URL rule cannot tell a password there. */
+const OPEN_USERINFO = /(\b[a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*$/i;
+
 /** `scheme://user:password@` — the password of URL userinfo, whoever put it there. */
 const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/[^\s/?#:@]*:)([^\s/?#]+)@/gi;
 /** `http(s)://user@` with no password: the user is the credential there (`https://<token>@github.com/…`). */
@@ -92,7 +106,8 @@ const QUERY_PARAM = /([?&])([^=&\s#"'<>]+)=([^&\s#"'<>]*)/g;
 export class SecretScrubber implements TextMask {
   private readonly long = new Set<string>();
   private readonly short = new Set<string>();
-  private pattern: RegExp | null = null;
+  /** What `record` compiled the spellings into (`compiled`); null once a spelling is recorded. */
+  private matchers: Matchers | null = null;
   /** Object keys as scrubbed (rows repeat their keys): emptied whenever a secret is recorded. */
   private readonly keys = new Map<string, string>();
   private longest = 0;
@@ -135,7 +150,7 @@ export class SecretScrubber implements TextMask {
   private record(form: string, short: boolean): void {
     (short ? this.short : this.long).add(form);
     if (form.length > this.longest) this.longest = form.length;
-    this.pattern = null;
+    this.matchers = null;
     this.keys.clear();
   }
 
@@ -175,9 +190,7 @@ export class SecretScrubber implements TextMask {
 
   /** `text` with every recorded secret, URL userinfo password and secret-named query value replaced by `********`. */
   scrub(text: string): string {
-    let out = text;
-    const pattern = this.compiled();
-    if (pattern) out = out.replace(pattern, MASKED_SECRET);
+    let out = this.withoutSecrets(text);
     // the two patterns cannot match text without "://" or "?"/"&": most run text, skipped without a regex pass
     if (out.includes("://"))
       out = out.replace(USERINFO, `$1${MASKED_SECRET}@`).replace(TOKEN_USERINFO, `$1${MASKED_SECRET}@`);
@@ -190,17 +203,57 @@ export class SecretScrubber implements TextMask {
   }
 
   /**
+   * `text` with every place that spells a recorded secret replaced by `********`: the union of every spelling's
+   * occurrences, overlapping ones included. One pass that took matches in turn let a secret hide another: a secret
+   * variable `Bearer ghp_` used up the start of a connection's token `ghp_…` in an echoed header, and the rest of the
+   * token was shown (found by a helper's attack).
+   */
+  private withoutSecrets(text: string): string {
+    const { patterns, plain } = this.compiled();
+    if (patterns.length === 0 && plain.length === 0) return text;
+    const ranges: [number, number][] = [];
+    for (const pattern of patterns) {
+      pattern.lastIndex = 0;
+      for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
+        ranges.push([m.index, m.index + m[0].length]);
+        // the next match may start inside this one: every spelling's every occurrence is found
+        pattern.lastIndex = m.index + 1;
+      }
+    }
+    for (const form of plain)
+      for (const spelling of new Set([form, form.toLowerCase(), form.toUpperCase()]))
+        for (let at = text.indexOf(spelling); at !== -1; at = text.indexOf(spelling, at + 1))
+          ranges.push([at, at + spelling.length]);
+    if (ranges.length === 0) return text;
+    ranges.sort((a, b) => a[0] - b[0]);
+    let out = "";
+    let shownFrom = 0;
+    let [start, end] = ranges[0]!;
+    for (const [from, to] of ranges.slice(1)) {
+      if (from <= end) end = Math.max(end, to);
+      else {
+        out += text.slice(shownFrom, start) + MASKED_SECRET;
+        shownFrom = end;
+        [start, end] = [from, to];
+      }
+    }
+    return out + text.slice(shownFrom, start) + MASKED_SECRET + text.slice(end);
+  }
+
+  /**
    * The start of `text`, at most `chars` characters of it, masked: masked before it is cut, as far past the cut as
    * the longest spelling of a secret reaches, and never ending in the first characters of a spelling that the cut
    * left incomplete (a secret starting after the cut would otherwise show its first characters wherever masking
-   * before it shortened the text).
+   * before it shortened the text), nor in a URL's userinfo that the cut left without its `@` (a password no node
+   * recorded, which the URL rule masks only whole).
    */
   maskedPrefix(text: string, chars: number): string {
     if (text.length <= chars) return this.scrub(text).slice(0, chars);
     const window = text.slice(0, chars + this.longest);
     const masked = this.scrub(window);
     const whole = window.length === text.length;
-    return masked.slice(0, Math.min(chars, masked.length - (whole ? 0 : this.pieceAtEnd(masked))));
+    const shown = masked.slice(0, Math.min(chars, masked.length - (whole ? 0 : this.pieceAtEnd(masked))));
+    return shown.replace(OPEN_USERINFO, "$1");
   }
 
   /**
@@ -242,14 +295,38 @@ export class SecretScrubber implements TextMask {
     return out;
   }
 
-  private compiled(): RegExp | null {
-    if (this.pattern || (this.long.size === 0 && this.short.size === 0)) return this.pattern;
-    // longest first, so a secret containing another is masked whole
-    const long = [...this.long].sort((a, b) => b.length - a.length).map(escapeRegExp);
-    const short = [...this.short].map((s) => `(?<![A-Za-z0-9])${escapeRegExp(s)}(?![A-Za-z0-9])`);
-    // case-insensitive: a peer echoing a secret upper- or lower-cased (or hex in capitals) is masked too
-    this.pattern = new RegExp([...long, ...short].join("|"), "gi");
-    return this.pattern;
+  /**
+   * The recorded spellings as case-insensitive patterns (a peer echoing a secret upper- or lower-cased, or hex in
+   * capitals), longest first so that where several start, the longest is taken. V8 refuses a pattern of more than
+   * some tens of thousands of characters (one 40,000-character secret failed every run that used it, and the
+   * error's text, the pattern, went to the server log): spellings are split over patterns of at most
+   * MAX_PATTERN_SOURCE characters, and one longer than MAX_PATTERN_SPELLING is looked for as text (as is, lower-
+   * and upper-cased).
+   */
+  private compiled(): Matchers {
+    if (this.matchers) return this.matchers;
+    const sources: string[] = [];
+    const plain: string[] = [];
+    for (const form of [...this.long].sort((a, b) => b.length - a.length)) {
+      if (form.length > MAX_PATTERN_SPELLING) plain.push(form);
+      else sources.push(escapeRegExp(form));
+    }
+    for (const form of this.short) sources.push(`(?<![A-Za-z0-9])${escapeRegExp(form)}(?![A-Za-z0-9])`);
+    const patterns: RegExp[] = [];
+    let group: string[] = [];
+    let size = 0;
+    const close = () => {
+      if (group.length > 0) patterns.push(new RegExp(group.join("|"), "gi"));
+      [group, size] = [[], 0];
+    };
+    for (const source of sources) {
+      if (size + source.length > MAX_PATTERN_SOURCE) close();
+      group.push(source);
+      size += source.length + 1;
+    }
+    close();
+    this.matchers = { patterns, plain };
+    return this.matchers;
   }
 }
 

@@ -218,3 +218,38 @@ describe("excerpt: what a node error quotes of an answer's body or a driver's me
     expect(spaced.excerpt("a\n\n  b", 200)).toBe("a b");
   });
 });
+
+describe("attacks on the scrubber itself (a helper's review of 2026-11-27)", () => {
+  it("a secret that overlaps another cannot hide it: both are masked, whole", () => {
+    const scrubber = new SecretScrubber();
+    const token = "ghp_R3alPassw0rdValue9876543210abcdXYZ";
+    scrubber.add(token); // a connection's password
+    scrubber.add("Bearer ghp_"); // an editor's secret variable, chosen to use up the token's start
+    const echoed = `{"received":"Bearer ${token}"}`;
+    const shown = scrubber.scrub(echoed);
+    expect(shown).toBe('{"received":"********"}');
+    for (let n = 4; n <= token.length; n++) expect(shown).not.toContain(token.slice(-n));
+  });
+
+  it("a secret too long for one pattern is masked, and masking never fails (its text went to the server log)", () => {
+    const scrubber = new SecretScrubber();
+    const huge = "Q".repeat(40_000);
+    scrubber.add(huge);
+    scrubber.add("tok-0123456789abcdef");
+    expect(scrubber.scrub(`a ${huge} b tok-0123456789abcdef c ${huge.toLowerCase()}`)).toBe(
+      "a ******** b ******** c ********",
+    );
+    const many = new SecretScrubber();
+    for (let i = 0; i < 2000; i++) many.add(`secret-value-${i}-${"x".repeat(i % 50)}`);
+    expect(many.scrub("secret-value-1999-" + "x".repeat(1999 % 50))).toBe("********");
+  });
+
+  it("a URL password cut off before its @ shows nothing of itself", () => {
+    const scrubber = new SecretScrubber();
+    const url = "postgres://admin:Sup3rS3cretPassw0rdXYZ@db.example/app";
+    for (let before = 3960; before < 4000; before += 3) {
+      const shown = scrubber.shown({ v: "x".repeat(before) + url }).v;
+      expect(shown, `${before}`).not.toMatch(/Sup3|3cret|rdXYZ/);
+    }
+  });
+});

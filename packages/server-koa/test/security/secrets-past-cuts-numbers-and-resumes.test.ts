@@ -103,6 +103,30 @@ describe("attack: secrets in a resumed run", () => {
   });
 });
 
+describe("attack: a secret variable chosen to overlap a connection's token", () => {
+  it("cannot use up the token's start so that the rest of it shows", async () => {
+    expect(
+      (await t.fetch("/variables", { method: "POST", json: { key: "PRE", value: "Bearer tok-", type: "secret" } }))
+        .status,
+    ).toBe(201);
+    const { pipelineId, run } = await runPipeline(t, {
+      name: "overlap",
+      nodes: [
+        {
+          id: "api",
+          type: "source_api",
+          config: { conn_id: "echo", path: "/items", headers: { "x-pre": "${var.PRE}" } },
+        },
+      ],
+      edges: [],
+    });
+    expect(run.status, JSON.stringify(run)).toBe("success");
+    const text = await readable(run.id, pipelineId, ["api"]);
+    expect(text).toContain("********");
+    expect(text).not.toContain(TOKEN.slice("tok-".length));
+  });
+});
+
 describe("attack: a secret across the cut of an error's excerpt", () => {
   it.each([172, 176, 180])(
     "an HTTP answer quoting the URL, padded by %i characters, shows no piece of it",
