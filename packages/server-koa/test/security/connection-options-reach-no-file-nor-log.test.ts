@@ -6,6 +6,7 @@
  * - MySQL: `extra` keys are mysql2 options, and `debug: true` prints every packet — queries with the secrets bound
  *   into them — to the server's own output.
  */
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { connectionFor } from "../../../../test-support/connections.js";
 import { createTestDatabase, testDialects, type TestDatabase } from "../../../../test-support/databases.js";
@@ -53,6 +54,88 @@ describe("attack: PostgreSQL certificate options naming files outside the file r
     }
     // no oracle: an existing file and a missing one fail alike
     expect(new Set(errors).size).toBe(1);
+  });
+});
+
+describe("attack: options smuggled into a PostgreSQL connection's host", () => {
+  it("a host holding a query (?sslcert=…) is refused, and no file is looked for", async () => {
+    const connection = {
+      conn_id: "pghost",
+      type: "postgres",
+      host: "127.0.0.1:1/db?sslcert=/etc/no-such-file-here&sslmode=require#",
+      port: 1,
+      schema: "x",
+      login: "x",
+      password: "x",
+    };
+    expect((await t.fetch("/connections", { method: "POST", json: connection })).status).toBe(201);
+    const { run } = await runPipeline(t, {
+      name: "pg host",
+      nodes: [{ id: "q", type: "source_db", config: { conn_id: "pghost", query: "select 1" } }],
+      edges: [],
+    });
+    expect(run.status).toBe("failed");
+    const error = run.node_runs[0]?.error ?? "";
+    expect(error).toMatch(/not a host name or IP address/);
+    expect(error).not.toMatch(/ENOENT|no such file/i);
+  });
+});
+
+/**
+ * A fake PostgreSQL server on 127.0.0.1: asks every client for its password in clear (AuthenticationCleartextPassword)
+ * and records what it is sent.
+ */
+async function passwordCatcher(): Promise<{ port: number; passwords: string[]; close(): void }> {
+  const passwords: string[] = [];
+  const server = net.createServer((socket) => {
+    let started = false;
+    socket.on("data", (data: Buffer) => {
+      if (!started) {
+        started = true;
+        if (data.readInt32BE(4) === 80877103) return void socket.write("N"); // SSLRequest: no TLS here
+        const ask = Buffer.alloc(9);
+        ask.write("R", 0);
+        ask.writeInt32BE(8, 1);
+        ask.writeInt32BE(3, 5);
+        return void socket.write(ask);
+      }
+      if (data[0] === 0x70) passwords.push(data.subarray(5, 1 + data.readInt32BE(1) - 1).toString());
+      socket.destroy();
+    });
+    socket.on("error", () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { port: (server.address() as net.AddressInfo).port, passwords, close: () => server.close() };
+}
+
+describe("attack: a PostgreSQL connection without a password, to a server of the editor's", () => {
+  it("is sent an empty password, never the server's own PGPASSWORD or ~/.pgpass", async () => {
+    const catcher = await passwordCatcher();
+    const before = process.env.PGPASSWORD;
+    process.env.PGPASSWORD = "ServerEnvPgPassword";
+    try {
+      const connection = {
+        conn_id: "pgnopass",
+        type: "postgres",
+        host: "127.0.0.1",
+        port: catcher.port,
+        schema: "x",
+        login: "sluice",
+      };
+      expect((await t.fetch("/connections", { method: "POST", json: connection })).status).toBe(201);
+      await runPipeline(t, {
+        name: "pg no password",
+        nodes: [{ id: "q", type: "source_db", config: { conn_id: "pgnopass", query: "select 1" } }],
+        edges: [],
+      });
+      await t.fetch("/connections/pgnopass/test", { method: "POST" });
+      expect(catcher.passwords.length).toBeGreaterThan(0); // the client did answer the fake server
+      expect(catcher.passwords.every((p) => p === "")).toBe(true);
+    } finally {
+      if (before === undefined) delete process.env.PGPASSWORD;
+      else process.env.PGPASSWORD = before;
+      catcher.close();
+    }
   });
 });
 

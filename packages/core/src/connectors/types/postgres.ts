@@ -1,4 +1,6 @@
 import pg from "pg";
+import { parse } from "pg-connection-string";
+import { SluiceError } from "../../errors.js";
 import { systemDnsResolver, type DnsResolver } from "../../engine/http/address-guard.js";
 import { GuardedSocket } from "../../engine/http/guarded-socket.js";
 import { resolveConfinedPath } from "../../file-access.js";
@@ -11,13 +13,30 @@ import { abortable, enc, extraOptions, type ConnectionFields, type Connector } f
  */
 const FILE_OPTIONS = ["sslcert", "sslkey", "sslrootcert"] as const;
 
-/** pg client settings: the connection's URI and a socket that passes the address guard (docs/security.md). */
+/**
+ * pg client settings: the connection's URI as pg would read it, its password given as a function, and a socket that
+ * passes the address guard (docs/security.md). pg takes an empty password as none and falls back to the server's
+ * own `PGPASSWORD`, then to `~/.pgpass` (`PGPASSFILE`): an editor's connection to a host of theirs, without a
+ * password, received the server's database password (found by a helper's attack). A password function is used as
+ * it is, never in favour of those; parsed here because pg lets a connection string's empty password win over it.
+ */
 export function pgClientConfig(
   c: ConnectionFields & { uri: string },
   resolver: DnsResolver = systemDnsResolver,
 ): pg.ClientConfig {
-  return { connectionString: c.uri, stream: () => new GuardedSocket(resolver) };
+  const { password: _fromUri, ...parsed } = parse(c.uri);
+  return {
+    ...(parsed as pg.ClientConfig),
+    password: () => c.password ?? "",
+    stream: () => new GuardedSocket(resolver),
+  };
 }
+
+/**
+ * A host as the URI may hold it: a name or IPv4 address, or an IPv6 address in brackets. Anything else (`/`, `?`,
+ * `#`, `@`, `:`) would be read by pg as more of the URI: `db?sslcert=/etc/…#` named a file outside the file roots.
+ */
+const URI_HOST = /^(?:[\p{L}\p{N}._-]+|\[[0-9A-Fa-f:.]+\])$/u;
 
 export const postgresConnector: Connector = {
   type: "postgres",
@@ -33,6 +52,11 @@ export const postgresConnector: Connector = {
     return { ...c, extra };
   },
   uri(c) {
+    if (!URI_HOST.test(c.host ?? ""))
+      throw new SluiceError(
+        "invalid",
+        `PostgreSQL host '${String(c.host).slice(0, 100)}' is not a host name or IP address (give the port in port)`,
+      );
     const options = new Map<string, string>([["sslmode", "disable"], ...extraOptions(c.extra)]);
     const query = [...options].map(([k, v]) => `${enc(k)}=${enc(v)}`).join("&");
     return `postgres://${enc(c.login)}:${enc(c.password)}@${c.host}:${c.port ?? 5432}/${enc(c.schema)}?${query}`;
