@@ -29,4 +29,10 @@ export interface SecretsResolver {
   connection(connId: string): Promise<ResolvedConnection>;
   /** The variable's value (secrets decrypted) and whether it is a secret (then masked in everything a run writes). */
   variable(key: string): Promise<ResolvedVariable>;
+  /**
+   * Every stored connection id and secret variable key: a resumed run masks all their secrets, since the output it
+   * reuses may hold any that the pipeline, as it was then, resolved. Without it, a resumed run resolves what the
+   * reused nodes' current configs name.
+   */
+  secretNames?(): Promise<{ connections: string[]; variables: string[] }>;
 }

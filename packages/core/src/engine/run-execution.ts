@@ -71,6 +71,8 @@ export class RunExecution {
   /** Whether the run is ending (its final state is being written): from then on, nothing can stop it. */
   finishing = false;
   private cancelled = false;
+  /** Whether every stored secret was recorded (a resumed run: `recordSecretsReusedBy`). */
+  private recordedEverySecret = false;
   private failed = false;
   private readonly shutdown = new AbortController();
   /** Aborted by cancel: executing attempts stop (a SQLite worker is terminated, a server statement cancelled). */
@@ -183,7 +185,7 @@ export class RunExecution {
         const data = (await this.deps.store.output(this.run.id, node.id, "output")) as DataSet | null;
         if (data && Array.isArray(data.rows) && Array.isArray(data.columns)) {
           // what it resolved is in its output, and so in the previews and DLQ entries of the nodes after it
-          await recordSecretsOf(this.contextFor(node), node.config);
+          await this.recordSecretsReusedBy(node);
           this.outputs.set(node.id, data);
           this.state.set(node.id, "success");
           this.records.set(node.id, before);
@@ -296,6 +298,24 @@ export class RunExecution {
       this.attempts.delete(controller);
       aborted.catch(() => undefined);
     }
+  }
+
+  /**
+   * Records the secrets a node that is not run again may have put in its kept output. Every stored secret where the
+   * resolver can list them: the pipeline may have been edited since that output was made, so its current config
+   * may no longer name them (found by a helper's attack). Otherwise what its current config names.
+   */
+  private async recordSecretsReusedBy(node: PipelineNode): Promise<void> {
+    const { secrets } = this.deps;
+    if (!secrets.secretNames) return recordSecretsOf(this.contextFor(node), node.config);
+    if (this.recordedEverySecret) return;
+    this.recordedEverySecret = true;
+    const names = await secrets.secretNames();
+    for (const id of names.connections) {
+      const connection = await secrets.connection(id).catch(() => null);
+      if (connection) this.scrubber.addConnection(connection);
+    }
+    for (const key of names.variables) this.scrubber.add((await secrets.variable(key).catch(() => null))?.value);
   }
 
   /** The context `node` runs with in this run; `attempt` adds what one attempt has of its own. */

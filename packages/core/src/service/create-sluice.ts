@@ -112,6 +112,12 @@ export async function createSluice(input: SluiceOptions = {}): Promise<Sluice> {
   const secrets: SecretsResolver = options.secrets ?? {
     connection: (connId) => connections.resolve(connId),
     variable: (key) => variables.resolve(key),
+    secretNames: async () => ({
+      connections: ((await connections.list()) as { conn_id: string }[]).map((c) => c.conn_id),
+      variables: ((await variables.list()) as { key: string; type: string }[])
+        .filter((v) => v.type === "secret")
+        .map((v) => v.key),
+    }),
   };
   const executor = new Executor({
     store: store.runs,

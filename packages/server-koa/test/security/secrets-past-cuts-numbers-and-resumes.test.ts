@@ -85,6 +85,30 @@ describe("attack: secrets in a resumed run", () => {
     expect(text).not.toContain(TOKEN);
   });
 
+  it("are masked even when the pipeline was edited between the failure and the resume", async () => {
+    const body = (minRows: number, withConnection: boolean) => ({
+      name: "edited before the resume",
+      nodes: [
+        {
+          id: "api",
+          type: "source_api",
+          config: withConnection ? { conn_id: "echo", path: "/items" } : { url: `${peer.url}/items` },
+        },
+        { id: "check", type: "quality", config: { checks: [{ type: "row_count", min: minRows }] } },
+      ],
+      edges: [{ from: "api", to: "check" }],
+    });
+    const { pipelineId, run } = await runPipeline(t, body(2, true));
+    expect(run.status).toBe("failed");
+    // the editor takes the connection out of the node that will not run again, and lets the check pass
+    expect((await t.fetch(`/pipelines/${pipelineId}`, { method: "PUT", json: body(1, false) })).status).toBe(200);
+    expect((await t.fetch(`/runs/${run.id}/resume`, { method: "POST", json: {} })).status).toBe(202);
+    expect((await waitForRun(t, run.id)).status).toBe("success");
+    const text = await readable(run.id, pipelineId, ["api", "check"]);
+    expect(text).toContain("skipped on resume");
+    expect(text).not.toContain(TOKEN);
+  });
+
   it("are masked in a DLQ entry written by the resumed attempt", async () => {
     const { pipelineId, run } = await runPipeline(t, {
       name: "resume into a sink that stays down",
