@@ -56,6 +56,24 @@ describe("attack: a catastrophically backtracking pattern in a quality check", (
     expect(logs).toMatch(/regex/);
   });
 
+  it("a pattern made costly per character (counted repeats, length) is refused; matching yields to other requests", async () => {
+    // a helper's attack on the RE2 fix: 16 groups of [a-z]{1000} cost 23 µs a character, 2.3 s over 100,000
+    const costly = `${"([a-z]{1000})".repeat(16)}0|${"([a-z]{1000})".repeat(16)}1`;
+    for (const pattern of [costly, "a".repeat(1001)]) {
+      const created = await t.fetch("/pipelines", {
+        method: "POST",
+        json: {
+          name: "costly",
+          nodes: [{ id: "check", type: "quality", config: { checks: [{ type: "regex", column: "n", pattern }] } }],
+        },
+      });
+      const { id } = (await created.json()) as { id: string };
+      const res = await t.fetch(`/pipelines/${id}/run`, { method: "POST", json: {} });
+      expect(res.status).toBe(422);
+      expect(JSON.stringify(await res.json())).toMatch(/at most 1000 characters|goes up to 100/);
+    }
+  });
+
   it("a pattern RE2 cannot run (lookaround, backreferences) is refused when the run is triggered, naming why", async () => {
     const created = await t.fetch("/pipelines", {
       method: "POST",

@@ -7,12 +7,21 @@ import { loose } from "./config-parts.js";
 
 type Check = (typeof qualityConfig)["_zod"]["output"]["checks"][number];
 
+/** Longest pattern, and highest count of a repetition: each multiplies what matching one character costs. */
+const MAX_PATTERN_CHARS = 1000;
+const MAX_REPEAT = 100;
+
 /**
  * A user's pattern, compiled by RE2 (re2js), which matches in time linear in the text: JavaScript's engine
  * backtracks, and one pattern like `^(a+)+$` on a row of 40 characters held the server's thread (this node runs on
  * it) for minutes. RE2 syntax is Perl's without lookaround and backreferences.
  */
 function userPattern(pattern: string): RE2JS {
+  if (pattern.length > MAX_PATTERN_CHARS)
+    throw new SluiceError("invalid", `regex check: a pattern has at most ${MAX_PATTERN_CHARS} characters`);
+  for (const [, low, high] of pattern.matchAll(/\{(\d+)(?:,(\d*))?\}/g))
+    if (Number(low) > MAX_REPEAT || Number(high || 0) > MAX_REPEAT)
+      throw new SluiceError("invalid", `regex check: a counted repetition ({n,m}) goes up to ${MAX_REPEAT}`);
   try {
     return RE2JS.compile(pattern);
   } catch (e) {
@@ -64,7 +73,32 @@ function typeMatches(value: unknown, expected: string): boolean {
 }
 
 /** Runs one check: the indexes of the rows that fail it (row-level checks), or a table-level failure message. */
-function runCheck(check: Check, rows: Row[], now: Date): { bad: Set<number>; tableError?: string } {
+/** Longest the server's thread is held between two turns of its event loop while patterns are matched. */
+const MATCH_SLICE_MS = 10;
+
+/**
+ * `fn` for each row, giving the event loop a turn every MATCH_SLICE_MS: RE2 is linear in the text, but each
+ * character costs in proportion to the pattern (a 360-character pattern of counted repeats over 100,000 characters
+ * held the thread for 2.3 s). The node's timeout and a cancel end it between slices.
+ */
+async function eachRowInSlices(rows: Row[], signal: AbortSignal, fn: (row: Row, i: number) => void): Promise<void> {
+  let sliceStart = performance.now();
+  for (let i = 0; i < rows.length; i++) {
+    fn(rows[i]!, i);
+    if (performance.now() - sliceStart > MATCH_SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      signal.throwIfAborted();
+      sliceStart = performance.now();
+    }
+  }
+}
+
+async function runCheck(
+  check: Check,
+  rows: Row[],
+  now: Date,
+  signal: AbortSignal,
+): Promise<{ bad: Set<number>; tableError?: string }> {
   const bad = new Set<number>();
   const column = check.column;
   const need = () => {
@@ -105,7 +139,7 @@ function runCheck(check: Check, rows: Row[], now: Date): { bad: Set<number>; tab
       const c = need();
       if (!check.pattern) throw new SluiceError("invalid", "regex check needs a pattern");
       const re = userPattern(check.pattern);
-      rows.forEach((r, i) => {
+      await eachRowInSlices(rows, signal, (r, i) => {
         const v = cell(r, c);
         if (!isNull(v) && !re.matcher(text(v)).find()) bad.add(i);
       });
@@ -205,7 +239,7 @@ export const qualityNode = defineNodeType({
     const badRows = new Set<number>();
     const now = new Date();
     for (const check of config.checks) {
-      const { bad, tableError } = runCheck(check, input.rows, now);
+      const { bad, tableError } = await runCheck(check, input.rows, now, ctx.signal);
       if (tableError) failed.push(tableError);
       if (bad.size) failed.push(`${describe(check)}: ${bad.size} row(s) failed`);
       for (const i of bad) badRows.add(i);
