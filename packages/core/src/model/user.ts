@@ -28,13 +28,16 @@ export const normalizedUsername = (name: string) => name.normalize("NFC");
 export const UsernameSchema = z
   .string()
   .min(1, "must not be empty")
-  .max(255, "must be at most 255 characters")
   .regex(/^\S(?:[^\p{Cc}]*\S)?$/u, "must not start or end with whitespace or contain control characters")
   .regex(
     /^[^\p{Cf}\p{Default_Ignorable_Code_Point}\u2800]*$/u,
     "must not contain invisible characters (zero-width, direction marks, variation selectors, fillers)",
   )
-  .transform(normalizedUsername);
+  // `John Smith` with a no-break space, an en space or two spaces would look like `John Smith`
+  .regex(/^(?:\S| (?! ))*$/u, "must not contain whitespace other than single plain spaces")
+  .transform(normalizedUsername)
+  // after NFC, which can lengthen a name (U+FB2C becomes three characters): the column holds 255
+  .pipe(z.string().max(255, "must be at most 255 characters"));
 
 export interface User {
   id: string;
@@ -54,7 +57,7 @@ export interface SetupStatus {
 /** Login checks credentials only; any string is accepted so that a malformed username still counts as a failure. */
 export const LoginRequestSchema = z
   .object({
-    username: z.string().min(1, "must not be empty").max(255).transform(normalizedUsername),
+    username: z.string().min(1, "must not be empty").max(255),
     password: z.string().min(1, "must not be empty").max(MAX_PASSWORD_LENGTH),
   })
   .strip();

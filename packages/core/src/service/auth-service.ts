@@ -20,6 +20,7 @@ import {
   ChangePasswordRequestSchema,
   CreateUserRequestSchema,
   LoginRequestSchema,
+  normalizedUsername,
   type LoginResponse,
   type Role,
   type SetupStatus,
@@ -131,7 +132,9 @@ export class AuthService {
   }
 
   async login(input: unknown): Promise<LoginResponse> {
-    const { username, password } = parseInput(LoginRequestSchema, input);
+    const { username: typed, password } = parseInput(LoginRequestSchema, input);
+    // names are stored in NFC; one stored before that, decomposed, is still found as typed
+    const username = normalizedUsername(typed);
     const { store, clock } = this.deps;
     const attempt = await store.loginAttempts.get(username);
     const locked = lockRemainingSeconds(attempt?.locked_until ?? null, clock.now());
@@ -150,7 +153,9 @@ export class AuthService {
     if (counted.failures > LOCKOUT_THRESHOLD)
       throw this.lockedError(lockRemainingSeconds(counted.locked_until, now) ?? LOCKOUT_DURATION_MS / 1000);
 
-    const user = await store.users.getByUsername(username);
+    const user =
+      (await store.users.getByUsername(username)) ??
+      (typed !== username ? await store.users.getByUsername(typed) : null);
     // unknown users hash against a dummy: the same work, so timing does not reveal which usernames exist
     const ok = await verifyPassword(password, user?.password_hash ?? null);
     if (!ok || !user) {

@@ -182,6 +182,14 @@ describe("users", () => {
     // the same name with a combining accent is the same user, not a second one that looks alike
     const decomposed = "Jose\u0301 Müller-Öztürk";
     expect((await create(decomposed)).status).toBe(409);
+    // spaces other than one plain space look like one: refused; NFC cannot take a name past 255 characters
+    for (const lookalike of ["José\u00a0Müller", "José\u2002Müller", "José  Müller", "ad\u2028min"]) {
+      const res = await create(lookalike);
+      expect(res.status, JSON.stringify(lookalike)).toBe(400);
+    }
+    const lengthened = await create("\ufb2c".repeat(255));
+    expect(lengthened.status).toBe(400);
+    expect(((await lengthened.json()) as { error: string }).error).toMatch(/at most 255/);
     const login = await t.fetch("/auth/login", { method: "POST", json: { username: decomposed, password: PASSWORD } });
     expect(login.status).toBe(200);
     expect(((await login.json()) as { user: { username: string } }).user.username).toBe("José Müller-Öztürk");
