@@ -24,7 +24,8 @@ export function openModeHostRefusal(host: string | undefined, allowed: readonly 
   const name = hostnameOf(host);
   if (name !== null) {
     if (isIP(name) !== 0 || name === "localhost" || name.endsWith(".localhost") || !name.includes(".")) return null;
-    if (allowed.some((a) => hostnameOf(a) === name)) return null;
+    // an allowed host may be given as an origin (`https://sluice.example`): its host name counts
+    if (allowed.some((a) => hostnameOf(a.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "")) === name)) return null;
   }
   const shown = (name ?? host).slice(0, 200);
   return (

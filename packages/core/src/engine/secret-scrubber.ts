@@ -30,10 +30,16 @@ function base64Forms(text: string): string[] {
 /** The encodings of `text` as bytes: hex (either case: matching ignores case) and every base64 variant. */
 const binaryForms = (text: string) => [Buffer.from(text).toString("hex"), ...base64Forms(text)];
 
-/** The spellings a value takes in run text: as is, URL-encoded (component, form, path, query), JSON-escaped. */
+/**
+ * The spellings a value takes in run text: as is, URL-encoded (component, form, path, query), JSON-escaped (also
+ * as PHP writes JSON, `\/` for `/`, and as Python does, `\u00e4` for every character outside ASCII).
+ */
 function formsOf(value: string): string[] {
   const forms = new Set([value, encodeURIComponent(value), new URLSearchParams({ v: value }).toString().slice(2)]);
-  forms.add(JSON.stringify(value).slice(1, -1));
+  const json = JSON.stringify(value).slice(1, -1);
+  forms.add(json);
+  forms.add(json.replaceAll("/", "\\/"));
+  forms.add(json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`));
   try {
     forms.add(new URL(`http://h/${value}`).pathname.slice(1));
     forms.add(new URL(`http://h/?v=${value}`).search.slice(3));
@@ -262,9 +268,10 @@ export class SecretScrubber implements TextMask {
    * secret across the cut, and one with its whitespace changed first would no longer match a secret holding some.
    */
   excerpt(text: string, chars: number): string {
-    const start = this.maskedPrefix(text, 2 * chars);
+    // a generous start: whitespace made single spaces can shrink it a lot
+    const start = this.maskedPrefix(text, 8 * chars);
     const shown = this.scrub(start.replace(/\s+/g, " ").trim());
-    return shown.length > chars || text.length > 2 * chars ? `${shown.slice(0, chars)}…` : shown;
+    return shown.length > chars || text.length > 8 * chars ? `${shown.slice(0, chars)}…` : shown;
   }
 
   /** Characters at the end of `text` that begin a recorded spelling (in any letter case) without completing it. */

@@ -253,3 +253,17 @@ describe("attacks on the scrubber itself (a helper's review of 2026-11-27)", () 
     }
   });
 });
+
+describe("more spellings a remote may echo (a helper's review)", () => {
+  it("masks JSON as PHP writes it (\\/) and as Python writes it (\\u00e4)", () => {
+    const scrubber = new SecretScrubber();
+    scrubber.add("ab/cd+ef/gh==");
+    scrubber.add("pässwörd-ü");
+    expect(scrubber.scrub('{"t":"ab\\/cd+ef\\/gh=="}')).toBe('{"t":"********"}');
+    expect(scrubber.scrub('{"p":"p\\u00e4ssw\\u00f6rd-\\u00fc"}')).toBe('{"p":"********"}');
+  });
+
+  it("an excerpt of a body full of whitespace still shows its words", () => {
+    expect(new SecretScrubber().excerpt(`${" ".repeat(390)}\n\n the real cause`, 200)).toBe("the real cause");
+  });
+});

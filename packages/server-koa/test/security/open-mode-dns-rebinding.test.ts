@@ -12,7 +12,7 @@ let t: TestServer;
 let allowing: TestServer;
 beforeAll(async () => {
   t = await startTestServer("sqlite", {}, { proxy: true });
-  allowing = await startTestServer("sqlite", {}, { allowedHosts: ["sluice.example.com"] });
+  allowing = await startTestServer("sqlite", {}, { allowedHosts: ["sluice.example.com", "https://other.example.org"] });
 });
 afterAll(async () => {
   await t?.close();
@@ -96,6 +96,8 @@ describe("attack: a rebinding page against a server with no users", () => {
       expect((await send(t, "GET", "/api/pipelines", { host })).status, host).toBe(200);
     expect((await send(t, "GET", "/api/health", rebound(t))).status).toBe(200);
     expect((await send(allowing, "GET", "/api/pipelines", rebound(allowing, "sluice.example.com"))).status).toBe(200);
+    // given as an origin, its host name counts
+    expect((await send(allowing, "GET", "/api/pipelines", rebound(allowing, "other.example.org"))).status).toBe(200);
     expect((await send(allowing, "GET", "/api/pipelines", rebound(allowing))).status).toBe(403);
   });
 
