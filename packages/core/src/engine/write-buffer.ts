@@ -11,6 +11,15 @@ import type {
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** Waits before writing a batch again that failed on a busy database: about a minute in all. */
+const BUSY_RETRY_DELAYS_MS = [100, 500, 1000, 2000, 5000, 10_000, 20_000, 20_000];
+
+/** SQLite's "database is locked" (SQLITE_BUSY, SQLITE_LOCKED): another connection holds the file for now. */
+const isBusy = (e: unknown) => {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"));
+};
+
 /** Longest failure message of a batch logged whole: knex prefixes the SQL, which for a whole batch can be huge. */
 const MAX_ERROR_TEXT = 1000;
 
@@ -142,6 +151,9 @@ export class WriteBuffer {
   }
 
   /** Writes what is queued; never rejects, and settles every insert and transition taken. */
+  /** The error of the last batch that failed. */
+  private lastError: unknown = null;
+
   private async writeQueued(): Promise<void> {
     this.scheduled = null;
     const queued: Queued = {
@@ -160,6 +172,14 @@ export class WriteBuffer {
     this.events = [];
     try {
       if (await this.tryWrite(queued)) return;
+      // the database busy (SQLite: a checkpoint holding the file past busy_timeout): the same batch again, later,
+      // rather than writing it in pieces that would each meet the same lock and be lost (found by a helper's
+      // attack: node runs left `running` in a `success` run, its logs missing)
+      for (const delayMs of BUSY_RETRY_DELAYS_MS) {
+        if (!isBusy(this.lastError)) break;
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+        if (await this.tryWrite(queued)) return;
+      }
       // one run's bad write (a value the database refuses) must not cost the other runs theirs
       for (const part of splitByRun(queued)) {
         if (await this.tryWrite(part)) continue;
@@ -236,6 +256,7 @@ export class WriteBuffer {
       }
       return true;
     } catch (e) {
+      this.lastError = e;
       this.report(() => this.hooks.onError(e));
       return false;
     }
