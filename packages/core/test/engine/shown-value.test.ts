@@ -96,3 +96,14 @@ describe("shownValue: what previews, dry runs, profiles and DLQ payloads show of
     expect(Object.keys(shown)).toEqual(["__proto__", "b"]);
   });
 });
+
+describe("a profile of data with a column per row (a helper's attack: 60,000 columns took 51 s)", () => {
+  it("profiles the first 1,000 columns", async () => {
+    const { profileDataSet, MAX_PROFILED_COLUMNS } = await import("../../src/engine/profile.js");
+    const rows = Array.from({ length: 5000 }, (_, i) => ({ [`k${i}`]: i }));
+    const profile = profileDataSet("n", { columns: rows.map((r) => Object.keys(r)[0]!), rows });
+    expect(profile.columns).toHaveLength(MAX_PROFILED_COLUMNS);
+    expect(profile.row_count).toBe(5000);
+    expect(profile.columns[0]).toMatchObject({ name: "k0", null_count: 4999 });
+  });
+});

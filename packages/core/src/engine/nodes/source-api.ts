@@ -76,7 +76,8 @@ export const sourceApiNode = defineNodeType({
       const res = await sendChecked(ctx, { ...target, url: pageUrl, headers }, bodyText, signal);
       const json = parseJsonBody(res);
       const pageRows = rowsOf(json, config.rows_path, res.url);
-      rows.push(...pageRows);
+      // one by one: spread as arguments, a page of some 150,000 rows overflowed the stack
+      for (const row of pageRows) rows.push(row);
       ctx.log("info", `page ${n}: ${pageRows.length} rows from ${describeUrl(res.url)}`);
       if (config.next_url_path) {
         const next = valueAtPath(json, config.next_url_path);

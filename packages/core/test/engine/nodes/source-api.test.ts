@@ -40,6 +40,13 @@ describe("source_api", () => {
     expect(peer.received[0]!.method).toBe("GET");
   });
 
+  it("reads a page of 300,000 rows (spread as arguments, 150,000 overflowed the stack)", async () => {
+    peer = await startPeer(() => ({ json: Array.from({ length: 300_000 }, (_, i) => ({ i })) }));
+    const { output } = await run({ url: peer.url }).result;
+    expect(output.rows).toHaveLength(300_000);
+    expect(output.rows.at(-1)).toEqual({ i: 299_999 });
+  });
+
   it("finds rows at rows_path and sends a rendered JSON body", async () => {
     peer = await startPeer(() => ({ json: { data: { items: [{ x: 1 }] } } }));
     const { output } = await run(
