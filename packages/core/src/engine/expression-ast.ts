@@ -99,6 +99,17 @@ function spendItems(n: number): void {
     );
 }
 
+/**
+ * Charges `budget` (a node run's) with the new characters of a text a rule made of another (`replace`): the rule
+ * form made up to 1,000,000 characters a row uncounted, and 6,000 rows of them ended the process out of memory
+ * (found by a helper's attack).
+ */
+export function spendRuleText(spend: EvaluationBudget, made: number, input: number): void {
+  budget = spend;
+  evaluationChars = 0;
+  spendNewChars(made, input);
+}
+
 function spendNewChars(made: number, longestInput: number): void {
   const added = made - longestInput;
   if (added <= 0) return;

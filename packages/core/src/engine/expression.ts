@@ -10,6 +10,7 @@ export {
   MAX_EVALUATED_ITEMS,
   MAX_EVALUATION_CHARS,
   MAX_MADE_CHARS,
+  spendRuleText,
   spendWrittenValue,
 } from "./expression-ast.js";
 

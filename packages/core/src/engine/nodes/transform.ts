@@ -1,6 +1,6 @@
 import { SluiceError } from "../../errors.js";
 import { cell, copyRow, ownProperty, withValue, type DataSet, type Row } from "../dataset.js";
-import { compileExpression, EvaluationBudget, spendWrittenValue } from "../expression.js";
+import { compileExpression, EvaluationBudget, spendRuleText, spendWrittenValue } from "../expression.js";
 import { replaceText } from "../replace-text.js";
 import { defineNodeType } from "../node-type.js";
 import { z } from "zod";
@@ -230,8 +230,11 @@ export function applyRule(
         rows: rows.map((r) => {
           const v = cell(r, column);
           if (values && !isNull(v) && Object.hasOwn(values, String(v))) return withValue(r, column, values[String(v)]);
-          if (search !== undefined && typeof v === "string")
-            return withValue(r, column, replaceText(v, search, replacement ?? ""));
+          if (search !== undefined && typeof v === "string") {
+            const replaced = replaceText(v, search, replacement ?? "");
+            spendRuleText(budget, replaced.length, v.length);
+            return withValue(r, column, replaced);
+          }
           return r;
         }),
       };

@@ -150,3 +150,17 @@ describe("transform", () => {
     expect(JSON.stringify(missing.error?.issues)).toContain("expression");
   });
 });
+
+describe("a replace rule that grows every row (a helper's attack: 6,000 rows of 1 MB ended the process)", () => {
+  it("fails the node on its budget of made text instead", async () => {
+    const { ctx } = nodeContext("transform");
+    const rows = Array.from({ length: 6000 }, () => ({ s: "xxxxxxxxxx" }));
+    const config = transformConfig.parse({
+      rules: [
+        { type: "replace", column: "s", search: "", replacement: "y".repeat(100) },
+        { type: "replace", column: "s", search: "", replacement: "z".repeat(1000) },
+      ],
+    });
+    await expect(transformNode.run(ctx, config, [{ columns: ["s"], rows }])).rejects.toThrow(/characters of text made/);
+  });
+});
