@@ -165,11 +165,14 @@ function spendMade(value: unknown): void {
   for (const item of items) spendMade(item);
 }
 
-/** Whether one of `value`'s own items (a list's items, an object's values) is a list or object a literal made. */
+/**
+ * Whether an object (a row: not a list, which is made or comes from the data) holds a made list or object among
+ * its values. Not counted itself (a row of the data written out is not work that multiplies); each time it is
+ * looked into, the made list that referenced it was counted, item by item.
+ */
 function holdsMade(value: object): boolean {
-  for (const item of Array.isArray(value) ? value : Object.values(value))
-    if (typeof item === "object" && item !== null && MADE.has(item)) return true;
-  return false;
+  if (Array.isArray(value)) return false;
+  return Object.values(value).some((item) => typeof item === "object" && item !== null && MADE.has(item));
 }
 
 /** Closures for `ast`, or `null` when it holds a node kind this compiler does not know. */
@@ -307,7 +310,10 @@ function filter(ast: JexlAst, sub: (node: JexlAst | undefined) => Eval): Eval {
       filterDepth++;
       try {
         // as Jexl: a falsy element (0, "", null) is no relative context, so `.x` then reads the expression's context
-        return list.filter((elem) => expr(c, elem || c));
+        const kept = list.filter((elem) => expr(c, elem || c));
+        // part of a made list is made too: what it holds is counted when written out
+        if (MADE.has(list)) MADE.add(kept);
+        return kept;
       } finally {
         filterDepth--;
       }
