@@ -86,11 +86,7 @@ function authorize(
       if (isSluiceError(e) && e.code === "unauthorized") ctx.set("WWW-Authenticate", 'Bearer realm="sluice"');
       throw e;
     }
-    // the raw Host: with --trust-proxy, a page made same-origin by rebinding could also send X-Forwarded-Host
-    const hostRefusal =
-      (ctx.state.principal as Principal).kind === "anonymous"
-        ? openModeHostRefusal(ctx.req.headers.host, allowedHosts)
-        : null;
+    const hostRefusal = openModeHostRefusal(ctx.state.principal as Principal, ctx.req.headers.host, allowedHosts);
     if (hostRefusal) throw new SluiceError("forbidden", hostRefusal);
     return next();
   };

@@ -1,4 +1,5 @@
 import { isIP } from "node:net";
+import type { Principal } from "./principal.js";
 
 /** The host name of a `Host` header (`name`, `name:port`, `[v6]:port`), lowercased, without a trailing dot. */
 function hostnameOf(host: string): string | null {
@@ -16,11 +17,16 @@ function hostnameOf(host: string): string | null {
  * after the page has loaded: the victim's browser then sends the page's requests here, as same-origin, with that
  * name in `Host`. So in open mode a request must name the server by something no web page controls: an IP address,
  * `localhost` (or a name under `.localhost`), a name without a dot (`sluice`, a container's name), or one of the
- * `allowed` hosts (`--allowed-hosts`). Returns why the request is refused, or null. Without a `Host` header (HTTP/1.0,
- * no browser) there is nothing to check.
+ * `allowed` hosts (`--allowed-hosts`). `host` is the raw `Host` header: with `--trust-proxy`, a page made same-origin
+ * by rebinding could send `X-Forwarded-Host` too. Returns why the request of `principal` is refused, or null: only
+ * open mode's anonymous caller is checked, and without a `Host` header (HTTP/1.0, no browser) there is nothing to.
  */
-export function openModeHostRefusal(host: string | undefined, allowed: readonly string[]): string | null {
-  if (!host) return null;
+export function openModeHostRefusal(
+  principal: Principal,
+  host: string | undefined,
+  allowed: readonly string[],
+): string | null {
+  if (principal.kind !== "anonymous" || !host) return null;
   const name = hostnameOf(host);
   if (name !== null) {
     if (isIP(name) !== 0 || name === "localhost" || name.endsWith(".localhost") || !name.includes(".")) return null;

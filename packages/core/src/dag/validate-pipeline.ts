@@ -81,18 +81,18 @@ export function structuralErrors(def: Definition, registry: NodeTypeRegistry = N
     }
   }
   // an edge given twice would feed its node the same input twice (each copy multiplying a union's rows)
-  const edgeCounts = new Map<string, number>();
+  const edgeCounts = new Map<string, { from: string; to: string; count: number }>();
   for (const [i, edge] of def.edges.entries()) {
     if (!ids.has(edge.from)) errors.push(`edge ${i} references missing node '${edge.from}'`);
     if (!ids.has(edge.to)) errors.push(`edge ${i} references missing node '${edge.to}'`);
     if (edge.from === edge.to) errors.push(`edge ${i} connects node '${edge.from}' to itself`);
     const key = JSON.stringify([edge.from, edge.to]);
-    edgeCounts.set(key, (edgeCounts.get(key) ?? 0) + 1);
+    const seen = edgeCounts.get(key) ?? { from: edge.from, to: edge.to, count: 0 };
+    seen.count++;
+    edgeCounts.set(key, seen);
   }
-  for (const [key, count] of edgeCounts) {
-    const [from, to] = JSON.parse(key) as [string, string];
+  for (const { from, to, count } of edgeCounts.values())
     if (count > 1) errors.push(`edge '${from}' → '${to}' is given ${count} times (at most once)`);
-  }
   if (duplicates.size === 0 && def.nodes.length <= MAX_NODES) {
     const waves = topologicalWaves({
       nodeIds: def.nodes.map((n) => n.id),

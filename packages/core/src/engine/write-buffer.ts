@@ -151,9 +151,6 @@ export class WriteBuffer {
   }
 
   /** Writes what is queued; never rejects, and settles every insert and transition taken. */
-  /** The error of the last batch that failed. */
-  private lastError: unknown = null;
-
   private async writeQueued(): Promise<void> {
     this.scheduled = null;
     const queued: Queued = {
@@ -171,15 +168,16 @@ export class WriteBuffer {
     this.transitions = [];
     this.events = [];
     try {
-      if (await this.tryWrite(queued)) return;
+      let failure = await this.write(queued);
       // the database busy (SQLite: a checkpoint holding the file past busy_timeout): the same batch again, later,
       // rather than writing it in pieces that would each meet the same lock and be lost (found by a helper's
       // attack: node runs left `running` in a `success` run, its logs missing)
       for (const delayMs of BUSY_RETRY_DELAYS_MS) {
-        if (!isBusy(this.lastError)) break;
+        if (!failure || !isBusy(failure.error)) break;
         await new Promise((resolve) => setTimeout(resolve, delayMs));
-        if (await this.tryWrite(queued)) return;
+        failure = await this.write(queued);
       }
+      if (!failure) return;
       // one run's bad write (a value the database refuses) must not cost the other runs theirs
       for (const part of splitByRun(queued)) {
         if (await this.tryWrite(part)) continue;
@@ -215,8 +213,13 @@ export class WriteBuffer {
     }
   }
 
-  /** One transaction; on success settles its inserts and transitions, on failure reports the error. */
+  /** `write`: whether it succeeded. */
   private async tryWrite(q: Queued): Promise<boolean> {
+    return (await this.write(q)) === null;
+  }
+
+  /** One transaction; on success settles its inserts and transitions (null), on failure reports the error. */
+  private async write(q: Queued): Promise<{ error: unknown } | null> {
     try {
       const claims = newestClaims(q);
       const current = (runId: string, claim: RunClaim | undefined) =>
@@ -254,11 +257,10 @@ export class WriteBuffer {
         const lost = refused.map((runId) => ({ runId, claim: claims.get(runId)! }));
         this.report(() => this.hooks.onRefused?.(lost));
       }
-      return true;
-    } catch (e) {
-      this.lastError = e;
-      this.report(() => this.hooks.onError(e));
-      return false;
+      return null;
+    } catch (error) {
+      this.report(() => this.hooks.onError(error));
+      return { error };
     }
   }
 

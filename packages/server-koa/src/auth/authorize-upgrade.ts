@@ -54,9 +54,8 @@ export async function authorizeUpgrade(
   });
   if (refusal) throw new SluiceError("forbidden", refusal);
   const principal = await sluice.auth.authorize(OPERATIONS.events.access, credentials);
-  // open mode: the events of every run, to a page that rebound a name of its own to this server (operations.ts)
-  const hostRefusal =
-    principal.kind === "anonymous" ? openModeHostRefusal(request.headers.host, options.allowedHosts ?? []) : null;
+  // open mode: the events of every run, to a page that rebound a name of its own to this server
+  const hostRefusal = openModeHostRefusal(principal, request.headers.host, options.allowedHosts ?? []);
   if (hostRefusal) throw new SluiceError("forbidden", hostRefusal);
   return principal;
 }

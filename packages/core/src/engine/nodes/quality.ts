@@ -72,7 +72,6 @@ function typeMatches(value: unknown, expected: string): boolean {
   }
 }
 
-/** Runs one check: the indexes of the rows that fail it (row-level checks), or a table-level failure message. */
 /** Longest the server's thread is held between two turns of its event loop while patterns are matched. */
 const MATCH_SLICE_MS = 10;
 
@@ -93,6 +92,7 @@ async function eachRowInSlices(rows: Row[], signal: AbortSignal, fn: (row: Row, 
   }
 }
 
+/** Runs one check: the indexes of the rows that fail it (row-level checks), or a table-level failure message. */
 async function runCheck(
   check: Check,
   rows: Row[],
@@ -215,7 +215,10 @@ export const qualityConfig = loose({
       max: z.union([z.number(), z.string()]).optional(),
       pattern: z
         .string()
-        .refine((p) => patternError(p) === null, { error: (issue) => patternError(String(issue.input)) ?? "" })
+        .superRefine((p, ctx) => {
+          const error = patternError(p);
+          if (error) ctx.addIssue({ code: "custom", message: error });
+        })
         .optional(),
       values: z.array(z.unknown()).optional(),
       expected_type: z.enum(["number", "integer", "string", "boolean", "date"]).optional(),
