@@ -39,11 +39,13 @@ const KEEPS_NOTHING: ExecutionStore = {
  * effects suppressed: nodes of a type with effects (sinks, migrate, notify) are not executed and pass their input
  * through. No run record, no events (a private bus nobody listens to), nothing persisted. Returns the first rows
  * of every node, keyed by node id; a node that did not run (after a failure or a false condition) is `skipped`.
+ * `signal` cancels it as a run is cancelled: executing nodes are stopped, no other starts.
  */
 export async function dryRunPipeline(
   deps: DryRunDeps,
   pipeline: Pipeline,
   params: Record<string, string>,
+  signal?: AbortSignal,
 ): Promise<Record<string, DryRunNodeResult>> {
   const clock = deps.clock ?? systemClock;
   const now = clock.now().toISOString();
@@ -71,6 +73,8 @@ export async function dryRunPipeline(
     run,
     pipeline,
   );
+  if (signal?.aborted) execution.cancel();
+  else signal?.addEventListener("abort", () => execution.cancel(), { once: true });
   await execution.execute();
   const outcomes = execution.outcomes();
   const results: Record<string, DryRunNodeResult> = {};

@@ -1,9 +1,14 @@
-/**
- * Whether `value` written as JSON stays within about `limit` characters, found without writing it: counts the
- * characters of text, a few per number or literal, four per byte of a binary value (Node writes a Buffer as an array
- * of numbers), and stops counting as soon as the limit is passed.
- */
+/** Whether `value` written as JSON stays within about `limit` characters ({@link jsonSizeUpTo}). */
 export function jsonSizeWithin(value: unknown, limit: number): boolean {
+  return jsonSizeUpTo(value, limit) <= limit;
+}
+
+/**
+ * About how many characters `value` takes written as JSON, found without writing it: counts the characters of text,
+ * a few per number or literal, four per byte of a binary value (Node writes a Buffer as an array of numbers). Stops
+ * counting as soon as `limit` is passed, and then returns a size over it.
+ */
+export function jsonSizeUpTo(value: unknown, limit: number): number {
   let size = 0;
   const stack: unknown[] = [value];
   while (stack.length > 0) {
@@ -21,7 +26,7 @@ export function jsonSizeWithin(value: unknown, limit: number): boolean {
         stack.push((v as Record<string, unknown>)[key]);
       }
     }
-    if (size > limit) return false;
+    if (size > limit) return size;
   }
-  return true;
+  return size;
 }

@@ -11,6 +11,7 @@ import type { Pipeline } from "../model/pipeline.js";
 import type { LogLevel, NodeRun, NodeRunStatus, Run, RunStatus } from "../model/run.js";
 import type { RunClaim, RunStore } from "../store/ports.js";
 import { EMPTY_DATASET, withValue, type DataSet, type Row } from "./dataset.js";
+import { DLQ_SAMPLE_ROWS, dlqPayload } from "./dlq-payload.js";
 import { retryDelayMs } from "./execution-settings.js";
 import type { HttpClient } from "./http/http-client.js";
 import { jsonSizeWithin } from "./json-size.js";
@@ -18,14 +19,13 @@ import { createNodeContext, recordSecretsOf, type NodeContextOptions } from "./n
 import type { NodeContext, NodeResult, NodeTypeDefinition, NodeTypeRegistry } from "./node-type.js";
 import { planOf, type PipelinePlan } from "./pipeline-plan.js";
 import { profileDataSet, type NodeProfile } from "./profile.js";
+import { NODE_ERROR_CHARS, RunLogBudget } from "./run-log-budget.js";
 import { SecretScrubber } from "./secret-scrubber.js";
 import { WriteBuffer, writeErrorText } from "./write-buffer.js";
 
 export const PREVIEW_ROWS = 50;
 /** Largest node output kept for resume when a run fails, in characters of JSON. */
 const MAX_KEPT_OUTPUT_CHARS = 64_000_000;
-/** Input rows kept as the DLQ payload of a node that failed for good. */
-export const DLQ_SAMPLE_ROWS = 50;
 export const INTERRUPTED = "interrupted";
 
 /** What a run execution reads and writes in the run store (a dry run passes one that keeps nothing). */
@@ -91,6 +91,8 @@ export class RunExecution {
   private readonly interruptedAttempts = new Map<string, number>();
   /** Secrets the run's nodes resolved: masked in every log line, node error and DLQ entry this run writes. */
   private readonly scrubber = new SecretScrubber();
+  /** What the run's nodes logged themselves, against the run's budget of log text. */
+  private readonly logBudget = new RunLogBudget();
 
   /**
    * `fresh`: the run was just queued and never started, so it has no node runs to read back. `claim`: the executor's
@@ -244,7 +246,7 @@ export class RunExecution {
         const result = await this.attempt(def, node, config, inputs, inputIds, attempt, settings.timeoutMs);
         return this.succeedNode(id, started, result);
       } catch (e) {
-        const message = this.scrubber.scrub(errorMessage(e));
+        const message = this.nodeError(errorMessage(e));
         if (this.shutdown.signal.aborted) return this.failNode(id, started, inputs, INTERRUPTED, false);
         if (this.cancelled) return this.cancelNode(id, started, message);
         if (attempt >= attempts) return this.failNode(id, started, inputs, message);
@@ -281,7 +283,7 @@ export class RunExecution {
       signal: controller.signal,
       timeoutMs,
       inputIds,
-      log: (level, message) => this.log(level, message, node.id),
+      log: (level, message) => this.nodeLog(level, message, node.id),
       deadLetter: (rows, error) => this.deadLetter(node, rows, error),
     });
     const aborted = new Promise<never>((_, reject) => {
@@ -422,7 +424,7 @@ export class RunExecution {
     rawError: string,
     deadLetter = true,
   ): Promise<void> {
-    const error = this.scrubber.scrub(rawError);
+    const error = this.nodeError(rawError);
     const record = this.records.get(id) as NodeRun;
     const duration = Date.now() - started;
     Object.assign(record, { status: "failed", duration_ms: duration, finished_at: this.now(), error });
@@ -445,6 +447,7 @@ export class RunExecution {
 
   /** Writes a DLQ entry of `rows`, already as people may read them (`SecretScrubber.shown`). */
   private async deadLetter(node: PipelineNode, rows: Row[], error: string): Promise<void> {
+    const payload = dlqPayload(rows);
     await this.deps.store.insertDlq([
       {
         id: newId(),
@@ -452,8 +455,8 @@ export class RunExecution {
         run_id: this.run.id,
         node_id: node.id,
         node_name: node.name ?? node.id,
-        error: this.scrubber.scrub(error),
-        payload: rows,
+        error: this.scrubber.scrub(payload.note ? `${error}; ${payload.note}` : error),
+        payload: payload.rows,
         created_at: this.now(),
         resolved: false,
         resolved_at: null,
@@ -487,6 +490,8 @@ export class RunExecution {
           );
       }
     }
+    const dropped = this.logBudget.summary();
+    if (dropped) this.log("warning", dropped, null);
     if (status === "cancelled") {
       await this.buffer.flush();
       return "cancelled"; // the cancel itself moved the run and emitted run.cancelled
@@ -532,6 +537,20 @@ export class RunExecution {
         );
     }
     return status;
+  }
+
+  /** A node's error as the run keeps it: masked, then cut to {@link NODE_ERROR_CHARS} (a thrown error can be huge). */
+  private nodeError(raw: string): string {
+    if (raw.length <= NODE_ERROR_CHARS) return this.scrubber.scrub(raw);
+    return `${this.scrubber.maskedPrefix(raw, NODE_ERROR_CHARS - 1)}…`;
+  }
+
+  /** A line a node writes itself: kept while the run's budget of such lines lasts (`RunLogBudget`). */
+  private nodeLog(level: LogLevel, message: string, nodeId: string): void {
+    const admitted = this.logBudget.admit(message.length);
+    if (admitted === "kept") this.log(level, message, nodeId);
+    else if (admitted === "full")
+      this.log("warning", "log limit reached: further lines of this run's nodes are counted, not kept", nodeId);
   }
 
   private log(level: LogLevel, rawMessage: string, nodeId: string | null): void {

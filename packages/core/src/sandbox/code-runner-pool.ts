@@ -269,7 +269,7 @@ export class CodeRunnerPool {
               const valid = columns === null || (Array.isArray(columns) && columns.every((c) => typeof c === "string"));
               if (!valid) throw new Error("columns");
               resolve(columns as string[] | null);
-            } else if (m.t === "error") reject(new SluiceError("unprocessable", String(m.message).slice(0, 2_000)));
+            } else if (m.t === "error") reject(new SluiceError("unprocessable", String(m.message)));
             else throw new Error("message");
           } catch {
             stop(new SluiceError("unprocessable", "the code runner sent malformed output and was stopped"));

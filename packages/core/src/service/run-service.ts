@@ -98,11 +98,18 @@ export class RunService {
     return (await this.enqueue(pipeline, paramSets, "backfill")).map((r) => r.id);
   }
 
-  /** Runs every node in memory: no run record, no events, no DLQ; the first 10 rows per node. */
-  async dryRun(pipelineId: string, body: unknown = {}): Promise<Record<string, DryRunNodeResult>> {
+  /**
+   * Runs every node in memory: no run record, no events, no DLQ; the first 10 rows per node. `signal` stops it
+   * (the client went away) as a cancel stops a run.
+   */
+  async dryRun(
+    pipelineId: string,
+    body: unknown = {},
+    signal?: AbortSignal,
+  ): Promise<Record<string, DryRunNodeResult>> {
     const { params } = parseInput(TriggerRunRequestSchema, body ?? {});
     const pipeline = await this.runnablePipeline(pipelineId);
-    return dryRunPipeline(this.deps.dryRun, pipeline, { ...pipeline.params, ...params });
+    return dryRunPipeline(this.deps.dryRun, pipeline, { ...pipeline.params, ...params }, signal);
   }
 
   async get(runId: string): Promise<RunWithNodes> {

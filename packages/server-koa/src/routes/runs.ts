@@ -1,4 +1,5 @@
 import type { CalendarQuery, DlqQuery, LogsQuery, RunsListQuery, Sluice } from "@sluice/core";
+import { abandonedSignal } from "../abandoned.js";
 import type { OperationHandler, RoutedOperationId } from "../operations.js";
 
 type Ids = Extract<
@@ -28,7 +29,7 @@ export function runHandlers(sluice: Sluice): Record<Ids, OperationHandler> {
   const runs = sluice.runs;
   return {
     triggerRun: ({ params, body }) => runs.triggerFromBody(params.id!, body),
-    dryRun: ({ params, body }) => runs.dryRun(params.id!, body),
+    dryRun: ({ params, body, ctx }) => runs.dryRun(params.id!, body, abandonedSignal(ctx)),
     backfill: ({ params, body }) => runs.backfill(params.id!, body),
     listRuns: ({ params, query }) => runs.listForPipeline(params.id!, query as RunsListQuery),
     listDlq: ({ params, query }) => runs.dlqList(params.id!, query as DlqQuery),
