@@ -32,6 +32,12 @@ export interface Connector {
   /** Driver name reported by a successful test. */
   driver: string;
   uri(c: ConnectionFields): string;
+  /**
+   * Fields besides type, host, port and extra that choose where the connection's credentials are sent (http:
+   * `schema`, its scheme: `https` to `http` sends them in clear, to another port). Changing one while keeping a stored
+   * password is changing its destination (`ConnectionService.update`).
+   */
+  destinationFields?: readonly ("schema" | "login")[];
   /** A real round trip; resolves with a success message, rejects with the real cause (logged, never returned). */
   test(c: ConnectionFields, signal: AbortSignal, network: GuardedNetwork): Promise<string>;
   /**

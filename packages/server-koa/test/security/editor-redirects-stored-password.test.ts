@@ -52,6 +52,19 @@ describe("attack: an editor points a connection elsewhere and keeps its stored p
     expect((await t.sluice.connections.resolve("vault")).host).toBe("http://127.0.0.1:9");
   });
 
+  it("an http connection's schema is its scheme: https to http is refused too; a database's schema is not", async () => {
+    const tls = { conn_id: "tls", type: "http", host: "127.0.0.1", port: 9, schema: "https", password: PASSWORD };
+    expect((await as("admin", "/connections", { method: "POST", json: tls })).status).toBe(201);
+    const plain = await as("editor", "/connections/tls", { method: "PUT", json: { schema: "http" } });
+    expect(plain.status).toBe(403);
+    expect(await plain.text()).not.toContain(PASSWORD);
+    expect((await t.sluice.connections.resolve("tls")).schema).toBe("https");
+    const db = { conn_id: "wh", type: "postgres", host: "127.0.0.1", port: 9, schema: "sales", password: PASSWORD };
+    expect((await as("admin", "/connections", { method: "POST", json: db })).status).toBe(201);
+    const other = await as("editor", "/connections/wh", { method: "PUT", json: { schema: "finance" } });
+    expect(other.status).toBe(200);
+  });
+
   it("an editor who gives the password again may move it; an admin may keep it", async () => {
     const moved = await as("editor", "/connections/vault", {
       method: "PUT",

@@ -37,6 +37,7 @@ export const httpConnector: Connector = {
   fields: ["host", "port", "login", "password", "extra"],
   driver: "undici",
   uri: httpBaseUrl,
+  destinationFields: ["schema"],
   async test(c, signal, network) {
     const url = httpBaseUrl(c);
     const res = await network.http.request({ method: "GET", url, headers: httpAuthHeaders(c), signal });
