@@ -83,7 +83,10 @@ export class Executor {
     this.writes = new WriteBuffer(
       options.store,
       {
-        onError: (e) => options.logger.error(`executor: writing run state failed: ${this.scrubAll(writeErrorText(e))}`),
+        onError: (e) =>
+          options.logger.error(
+            `executor: writing run state failed: ${writeErrorText(e, (text) => this.scrubAll(text))}`,
+          ),
         onRefused: (refused) => {
           for (const { runId, claim } of refused) this.lost(runId, claim.epoch);
         },

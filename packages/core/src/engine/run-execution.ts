@@ -107,7 +107,10 @@ export class RunExecution {
     this.buffer =
       deps.writes ??
       new WriteBuffer(deps.store, {
-        onError: (e) => deps.logger.error(`run ${run.id}: writing run state failed: ${this.scrub(writeErrorText(e))}`),
+        onError: (e) =>
+          deps.logger.error(
+            `run ${run.id}: writing run state failed: ${writeErrorText(e, (text) => this.scrub(text))}`,
+          ),
       });
     this.plan = planOf(pipeline, deps.registry);
   }
@@ -532,7 +535,7 @@ export class RunExecution {
         .deleteOutputs(this.run.id, "output")
         .catch((e: unknown) =>
           this.deps.logger.error(
-            `run ${this.run.id}: deleting the outputs kept for resume failed: ${this.scrub(writeErrorText(e))}`,
+            `run ${this.run.id}: deleting the outputs kept for resume failed: ${writeErrorText(e, (text) => this.scrub(text))}`,
           ),
         );
     }

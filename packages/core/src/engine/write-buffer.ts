@@ -23,9 +23,12 @@ const isBusy = (e: unknown) => {
 /** Longest failure message of a batch logged whole: knex prefixes the SQL, which for a whole batch can be huge. */
 const MAX_ERROR_TEXT = 1000;
 
-/** The message of a failed batch for the log: its start and the database's own words, which knex puts last. */
-export function writeErrorText(e: unknown): string {
-  const text = e instanceof Error ? e.message : String(e);
+/**
+ * The message of a failed batch for the log: its start and the database's own words, which knex puts last. Masked
+ * (`mask`, the runs' secrets) before it is cut: a cut first could leave the start or end of a secret unmasked.
+ */
+export function writeErrorText(e: unknown, mask: (text: string) => string): string {
+  const text = mask(e instanceof Error ? e.message : String(e));
   return text.length <= MAX_ERROR_TEXT ? text : `${text.slice(0, 200)} … ${text.slice(-(MAX_ERROR_TEXT - 200))}`;
 }
 
