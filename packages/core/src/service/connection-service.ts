@@ -127,8 +127,9 @@ export class ConnectionService {
   /**
    * Omitted fields keep their values; a password of `********` (or none) keeps the stored one. Only a caller who may
    * manage users (an admin, the API key, open mode) may keep a stored password while changing the connection's type,
-   * host, port, extra (which can hold a host) or another field of its destination (`Connector.destinationFields`): an editor, who never sees the password, gives it again, or else
-   * could send it to a server of their own (the connection test, or any node using the connection, would deliver it).
+   * host, port, extra (which can hold a host) or another field of its destination (`Connector.destinationFields`): an
+   * editor, who never sees the password, gives it again, or else could send it to a server of their own (the
+   * connection test, or any node using the connection, would deliver it).
    */
   async update(connId: string, body: unknown, principal?: Principal): Promise<Connection> {
     const input = parseInput(ConnectionUpdateSchema, body);
@@ -143,7 +144,9 @@ export class ConnectionService {
       (input.host !== undefined && input.host.trim() !== current.host.trim()) ||
       (input.port !== undefined && input.port !== current.port) ||
       (input.extra !== undefined && input.extra !== this.decryptExtra(current)) ||
-      (CONNECTORS[current.type].destinationFields ?? []).some((f) => input[f] !== undefined && input[f] !== current[f]);
+      (CONNECTORS[current.type as ConnectionType]?.destinationFields ?? []).some(
+        (f) => input[f] !== undefined && input[f] !== current[f],
+      );
     if (keepPassword && current.password_enc && elsewhere && principal && !mayRedirectSecrets(principal))
       throw new SluiceError(
         "forbidden",
