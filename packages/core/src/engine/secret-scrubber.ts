@@ -109,6 +109,9 @@ const QUERY_PARAM = /([?&])([^=&\s#"'<>]+)=([^&\s#"'<>]*)/g;
  * the Basic header value, and the value inside the base64 of any longer text (`base64Cores`). A value transformed
  * in another way (reversed, split by zero-width characters, encrypted, re-encoded twice, …) cannot be recognised.
  */
+/** A decimal number as a secret may be written: digits, a fraction, an exponent. */
+const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i;
+
 export class SecretScrubber implements TextMask {
   private readonly long = new Set<string>();
   private readonly short = new Set<string>();
@@ -117,6 +120,8 @@ export class SecretScrubber implements TextMask {
   /** Object keys as scrubbed (rows repeat their keys): emptied whenever a secret is recorded. */
   private readonly keys = new Map<string, string>();
   private longest = 0;
+  /** Secrets written as decimal numbers, read as numbers: `12345678901234567890` becomes 12345678901234567000. */
+  private readonly numbers = new Set<number>();
 
   /** Whether any secret was recorded (the URL rules apply regardless). */
   get hasSecrets(): boolean {
@@ -145,6 +150,15 @@ export class SecretScrubber implements TextMask {
     // the Authorization header a token travels in, echoed encoded as a whole; the raw `Bearer ` stays readable
     this.addEncoded(`Bearer ${text}`, short);
     for (const core of short ? [] : base64Cores(text)) this.record(core, false);
+    if (DECIMAL.test(text.trim())) this.numbers.add(Number(text));
+  }
+
+  /**
+   * Whether `n` is a recorded secret read as a number. A number past a double's precision is shown rounded: its
+   * text no longer holds the secret's, yet gives all but its last digits.
+   */
+  isSecretNumber(n: number): boolean {
+    return this.numbers.has(n);
   }
 
   /** Records only the byte encodings of `text` (hex, base64, base64url); `short` masks them as whole words only. */

@@ -22,6 +22,8 @@ export interface TextMask {
   maskedPrefix(text: string, chars: number): string;
   /** Whether it knows a secret: numbers and binary values are masked only then. */
   readonly hasSecrets: boolean;
+  /** Whether `n` is a secret read as a number (its digits past a double's precision rounded away). */
+  isSecretNumber(n: number): boolean;
 }
 
 /**
@@ -48,8 +50,12 @@ const count = (n: number) => n.toLocaleString("en-US");
 function show(value: unknown, budget: Budget, depth: number, mask: TextMask | undefined): unknown {
   if (typeof value === "string") return shownText(value, SHOWN_TEXT_CHARS, budget, mask, false);
   // a secret can arrive as a number (a PIN rendered into a JSON body unquoted)
-  if (typeof value === "number" || typeof value === "bigint")
-    return mask?.hasSecrets && mask.scrub(String(value)) !== String(value) ? MASKED_SECRET : value;
+  if (typeof value === "number" || typeof value === "bigint") {
+    if (!mask?.hasSecrets) return value;
+    const secret =
+      (typeof value === "number" && mask.isSecretNumber(value)) || mask.scrub(String(value)) !== String(value);
+    return secret ? MASKED_SECRET : value;
+  }
   if (typeof value !== "object" || value === null || value instanceof Date) return value;
   if (ArrayBuffer.isView(value)) {
     // shown as its bytes (JSON: a list of numbers), so masked as the text those bytes hold, else described

@@ -198,6 +198,25 @@ describe("attack: a secret that arrives as a number or as bytes", () => {
     expect(text).not.toContain(PIN);
   });
 
+  it("a secret past a double's precision, echoed as a number and so rounded, is masked too", async () => {
+    const longPin = "12345678901234567890123";
+    const created = await t.fetch("/variables", {
+      method: "POST",
+      json: { key: "LONGPIN", value: longPin, type: "secret" },
+    });
+    expect(created.status).toBe(201);
+    const { pipelineId, run } = await runPipeline(t, {
+      name: "long pin as a number",
+      nodes: [{ id: "pin", type: "source_api", config: { url: `${peer.url}/pin`, query: { pin: "${var.LONGPIN}" } } }],
+      edges: [],
+    });
+    expect(run.status, JSON.stringify(run)).toBe("success");
+    const text = await readable(run.id, pipelineId, ["pin"]);
+    expect(text).toContain("********");
+    // shown as 1.2345678901234568e+22 it gave all but the last six digits
+    expect(text).not.toContain("2345678901234");
+  });
+
   it("a secret cast to a BLOB is not shown as its bytes", async () => {
     const { pipelineId, run } = await runPipeline(t, {
       name: "secret as a blob",
