@@ -12,6 +12,7 @@ export { systemClock, type Clock } from "./clock.js";
 export { newId } from "./ids.js";
 export { createConsoleLogger, silentLogger, type Logger } from "./logger.js";
 export { SLUICE_VERSION } from "./version.js";
+export { isWellFormedText } from "./well-formed-text.js";
 export { parseInput, describeIssues } from "./validation.js";
 export { topologicalWaves, buildAdjacency, descendants } from "./dag/graph.js";
 export {

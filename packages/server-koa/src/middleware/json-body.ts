@@ -1,5 +1,5 @@
 import { bodyParser } from "@koa/bodyparser";
-import { SluiceError } from "@sluice/core";
+import { isWellFormedText, SluiceError } from "@sluice/core";
 import type { Middleware } from "koa";
 
 /** Request body limit of an operation without its own (`bodyLimitBytes` in the operation table): 10 MiB. */
@@ -12,9 +12,6 @@ export const DEFAULT_BODY_BYTES = 10 * 1024 * 1024;
  */
 export const MAX_BODY_DEPTH = 100;
 
-/** A surrogate code unit standing alone (half of a character): in `u` mode a pair is one code point, not matched. */
-const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
-
 /**
  * What makes a parsed body unacceptable, or null: arrays and objects nested deeper than `max` levels, or text (a
  * value or a key) holding a lone surrogate, which JSON's `\ud800` can spell but no database stores as sent (SQLite
@@ -26,7 +23,7 @@ function bodyProblem(value: unknown, max: number): string | null {
   while (stack.length) {
     const [item, depth] = stack.pop()!;
     if (typeof item === "string") {
-      if (LONE_SURROGATE.test(item)) return "the JSON body holds text that is not valid Unicode (a lone surrogate)";
+      if (!isWellFormedText(item)) return "the JSON body holds text that is not valid Unicode (a lone surrogate)";
     } else if (item !== null && typeof item === "object") {
       if (depth + 1 > max) return `the JSON body nests deeper than ${max} levels`;
       if (Array.isArray(item)) for (const child of item) stack.push([child, depth + 1]);

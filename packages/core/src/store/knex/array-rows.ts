@@ -1,4 +1,5 @@
 import type { Knex } from "knex";
+import { isWellFormedText, wellFormedText } from "../../well-formed-text.js";
 
 type DbRow = Record<string, unknown>;
 
@@ -87,11 +88,6 @@ export function jsonRowsParameter(columns: readonly ArrayColumn[], rows: readonl
 export const fitsJsonParameter = (rows: readonly object[]) =>
   !rows.some((row) => Object.values(row).some((v) => typeof v === "string" && v.length > JSON_STRING_CHARS));
 
-interface UnicodeString {
-  isWellFormed(): boolean;
-  toWellFormed(): string;
-}
-
 /**
  * A string as PostgreSQL can store it: a lone surrogate (half an emoji cut off in the data) becomes U+FFFD, as the
  * driver's UTF-8 encoding makes it elsewhere (JSON.stringify would write `\ud800`, which `jsonb` refuses), and so
@@ -99,7 +95,6 @@ interface UnicodeString {
  */
 function storable(value: unknown): unknown {
   if (typeof value !== "string") return value;
-  const text = value as unknown as UnicodeString;
-  const formed = text.isWellFormed() ? value : text.toWellFormed();
+  const formed = isWellFormedText(value) ? value : wellFormedText(value);
   return formed.includes("\0") ? formed.replaceAll("\0", "\ufffd") : formed;
 }
