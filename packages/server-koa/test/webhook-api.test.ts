@@ -76,6 +76,21 @@ describe.each(dialects)("%s webhook trigger", (dialect) => {
     expect(runs).toHaveLength(1);
   });
 
+  it(`${dialect}: repeats of an Idempotency-Key sent at once (a sender's retry racing its first try) get the same run`, async () => {
+    const p = await pipeline("tok-5-0123456789abcdef");
+    const send = () =>
+      t.fetch(`/pipelines/${p.id}/webhook?token=tok-5-0123456789abcdef`, {
+        method: "POST",
+        headers: { "idempotency-key": "evt-race" },
+      });
+    const answers = await Promise.all([send(), send(), send()]);
+    expect(answers.map((a) => a.status)).toEqual([202, 202, 202]);
+    const ids = await Promise.all(answers.map(async (a) => ((await a.json()) as { run_id: string }).run_id));
+    expect(new Set(ids).size).toBe(1);
+    const runs = (await (await t.fetch(`/pipelines/${p.id}/runs`)).json()) as unknown[];
+    expect(runs).toHaveLength(1);
+  });
+
   it(`${dialect}: rejects a malformed body with 400 and no run`, async () => {
     const p = await pipeline("tok-4-0123456789abcdef");
     const bad = await t.fetch(`/pipelines/${p.id}/webhook?token=tok-4-0123456789abcdef`, {

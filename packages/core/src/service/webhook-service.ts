@@ -33,6 +33,9 @@ function sameToken(given: string, expected: string): boolean {
  * optional Idempotency-Key that returns the same run for a repeat within 24 h.
  */
 export class WebhookService {
+  /** Triggers with an idempotency key being accepted now, by key. */
+  private readonly accepting = new Map<string, Promise<WebhookAccepted>>();
+
   constructor(private readonly deps: WebhookServiceDeps) {}
 
   async trigger(pipelineId: string, request: WebhookRequest): Promise<WebhookAccepted> {
@@ -55,6 +58,26 @@ export class WebhookService {
     const now = this.deps.clock.now();
 
     const key = request.idempotencyKey?.trim() ? `${pipelineId}:${request.idempotencyKey.trim().slice(0, 200)}` : null;
+    if (!key) return this.accept(pipelineId, params, null, now);
+    // a repeat arriving while the first is still being accepted gets its answer (it would find no run yet, and then
+    // meet the rate limit the first just took)
+    const pending = this.accepting.get(key);
+    if (pending) return pending;
+    const accepted = this.accept(pipelineId, params, key, now);
+    this.accepting.set(key, accepted);
+    try {
+      return await accepted;
+    } finally {
+      this.accepting.delete(key);
+    }
+  }
+
+  private async accept(
+    pipelineId: string,
+    params: Record<string, string>,
+    key: string | null,
+    now: Date,
+  ): Promise<WebhookAccepted> {
     if (key) {
       const earlier = await this.deps.store.webhooks.findRunByIdempotencyKey(
         key,
