@@ -142,7 +142,8 @@ function assertNotStateFile(requested: string, real: string, stateFiles: readonl
 /**
  * Resolves a path a node or connection wants to use on the server (docs/security.md): relative paths are taken from
  * the first root; `..` segments and symlinks that lead outside every root are refused; `/proc`, `/dev` and `/sys`
- * are refused unless a root lies inside them; the server's own state files are refused whatever the roots.
+ * are refused unless a root lies inside them; the server's own state files are refused whatever the roots; what
+ * exists must be a regular file or a directory (not a pipe, socket or device).
  * Returns the real, absolute path to open (no symlinks left in it). Check again at every use: a symlink may be
  * created after a first check.
  */
@@ -232,6 +233,11 @@ function checkConfined(
     }
   }
   assertNotStateFile(requested, real, access.stateFiles, stat);
+  // a named pipe blocks the thread that opens or reads it until someone writes (libuv has four, shared by every file
+  // read, DNS lookup and password hash of the server); a device or socket is no file's data either
+  if (stat && !stat.isFile() && !stat.isDirectory()) {
+    throw new SluiceError("forbidden", `path '${requested}' is not a regular file (a pipe, socket or device)`);
+  }
 }
 
 /**

@@ -23,6 +23,10 @@ function formatOf(config: SourceFileConfig, file: string): Format {
   return "csv";
 }
 
+const { O_RDONLY } = fs.constants;
+const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
+const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
+
 const asRow = (v: unknown): Row =>
   v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Row) : { value: v };
 
@@ -59,8 +63,7 @@ async function readCsv(
     columns ??= Object.keys(row);
     rows.push(row);
   };
-  // a pipe or other special file has no size to go by, nor a start to go back to: streamed as it comes
-  const whole = opened.isFile() && opened.size <= WHOLE_CSV_BYTES ? await file.readFile({ signal }) : null;
+  const whole = opened.size <= WHOLE_CSV_BYTES ? await file.readFile({ signal }) : null;
   if (whole && whole.length <= WHOLE_CSV_BYTES) {
     for (const record of parseCsv(whole, options) as (Row | unknown[])[]) add(record);
     return dataSetFromRows(rows, columns ?? []);
@@ -151,8 +154,9 @@ export const sourceFileNode = defineNodeType({
     let handle: fs.promises.FileHandle | undefined;
     try {
       // no symlink was left in `file` when it was resolved, but a directory of it may have been swapped for one since:
-      // what is open is checked again where it really is (inside the roots, not a state file), before it is read
-      handle = await fs.promises.open(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+      // what is open is checked again where it really is (inside the roots, not a state file, a regular file), before
+      // it is read. Not blocking: a named pipe swapped in would hold the opening thread until someone wrote to it.
+      handle = await fs.promises.open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
       const opened = await assertOpenedConfined(requested, handle, file, ctx);
       if (format === "csv") output = await readCsv(handle, config, ctx.signal, opened);
       else if (format === "jsonl") output = await readJsonl(handle, config, ctx.signal);
