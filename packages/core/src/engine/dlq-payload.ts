@@ -7,6 +7,8 @@ export const DLQ_SAMPLE_ROWS = 50;
 export const DLQ_ENTRY_ROWS = 10_000;
 /** About how many characters of JSON one DLQ entry's rows take at most: the DLQ list returns entries whole. */
 export const DLQ_ENTRY_CHARS = 4_000_000;
+/** Characters of payload JSON one DLQ list answer holds at most: it ends before `limit` once its entries reach it. */
+export const DLQ_LIST_CHARS = 32_000_000;
 
 /**
  * The rows a DLQ entry keeps of `rows` (already as people may read them): the first ones, within

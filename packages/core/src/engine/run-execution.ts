@@ -19,7 +19,7 @@ import { createNodeContext, recordSecretsOf, type NodeContextOptions } from "./n
 import type { NodeContext, NodeResult, NodeTypeDefinition, NodeTypeRegistry } from "./node-type.js";
 import { planOf, type PipelinePlan } from "./pipeline-plan.js";
 import { profileDataSet, type NodeProfile } from "./profile.js";
-import { NODE_ERROR_CHARS, RunLogBudget } from "./run-log-budget.js";
+import { LOG_LINE_CHARS, NODE_ERROR_CHARS, RunLogBudget } from "./run-log-budget.js";
 import { SecretScrubber } from "./secret-scrubber.js";
 import { WriteBuffer, writeErrorText } from "./write-buffer.js";
 
@@ -91,7 +91,7 @@ export class RunExecution {
   private readonly interruptedAttempts = new Map<string, number>();
   /** Secrets the run's nodes resolved: masked in every log line, node error and DLQ entry this run writes. */
   private readonly scrubber = new SecretScrubber();
-  /** What the run's nodes logged themselves, against the run's budget of log text. */
+  /** What the run logged, against its budget of log text. */
   private readonly logBudget = new RunLogBudget();
 
   /**
@@ -257,9 +257,11 @@ export class RunExecution {
         this.log("warning", `attempt ${attempt}/${attempts} failed: ${message}; retrying in ${delay / 1000} s`, id);
         this.emitNode("node.retrying", id, { status: "running", error: message, attempt: attempt + 1 });
         try {
-          await sleep(delay, this.shutdown.signal);
+          // a cancel ends the wait too: the node ends `cancelled` now, not after its retry delay
+          await sleep(delay, AbortSignal.any([this.shutdown.signal, this.cancelling.signal]));
         } catch {
-          return this.failNode(id, started, inputs, INTERRUPTED, false);
+          if (this.shutdown.signal.aborted) return this.failNode(id, started, inputs, INTERRUPTED, false);
+          return this.cancelNode(id, started, errorMessage(this.cancelling.signal.reason));
         }
       }
     }
@@ -286,7 +288,7 @@ export class RunExecution {
       signal: controller.signal,
       timeoutMs,
       inputIds,
-      log: (level, message) => this.nodeLog(level, message, node.id),
+      log: (level, message) => this.log(level, message, node.id),
       deadLetter: (rows, error) => this.deadLetter(node, rows, error),
     });
     const aborted = new Promise<never>((_, reject) => {
@@ -494,7 +496,7 @@ export class RunExecution {
       }
     }
     const dropped = this.logBudget.summary();
-    if (dropped) this.log("warning", dropped, null);
+    if (dropped) this.log("warning", dropped, null, true);
     if (status === "cancelled") {
       await this.buffer.flush();
       return "cancelled"; // the cancel itself moved the run and emitted run.cancelled
@@ -544,20 +546,27 @@ export class RunExecution {
 
   /** A node's error as the run keeps it: masked, then cut to {@link NODE_ERROR_CHARS} (a thrown error can be huge). */
   private nodeError(raw: string): string {
-    if (raw.length <= NODE_ERROR_CHARS) return this.scrubber.scrub(raw);
-    return `${this.scrubber.maskedPrefix(raw, NODE_ERROR_CHARS - 1)}…`;
+    return this.maskedWithin(raw, NODE_ERROR_CHARS);
   }
 
-  /** A line a node writes itself: kept while the run's budget of such lines lasts (`RunLogBudget`). */
-  private nodeLog(level: LogLevel, message: string, nodeId: string): void {
-    const admitted = this.logBudget.admit(message.length);
-    if (admitted === "kept") this.log(level, message, nodeId);
-    else if (admitted === "full")
-      this.log("warning", "log limit reached: further lines of this run's nodes are counted, not kept", nodeId);
+  /** `text` masked, then cut to `chars` characters with `…`: a cut first could leave a piece of a secret unmasked. */
+  private maskedWithin(text: string, chars: number): string {
+    if (text.length <= chars) return this.scrubber.scrub(text);
+    return `${this.scrubber.maskedPrefix(text, chars - 1)}…`;
   }
 
-  private log(level: LogLevel, rawMessage: string, nodeId: string | null): void {
-    const message = this.scrubber.scrub(rawMessage);
+  /**
+   * A log line, masked and cut to {@link LOG_LINE_CHARS}, kept while the run's budget of log lasts (`RunLogBudget`);
+   * `always`: kept whatever the budget (the line saying that lines are dropped, and how many).
+   */
+  private log(level: LogLevel, rawMessage: string, nodeId: string | null, always = false): void {
+    const message = this.maskedWithin(rawMessage, LOG_LINE_CHARS);
+    if (!always) {
+      const admitted = this.logBudget.admit(message.length + (nodeId?.length ?? 0));
+      if (admitted === "full")
+        this.log("warning", "log limit reached: further lines are counted, not kept", nodeId, true);
+      if (admitted !== "kept") return;
+    }
     const timestamp = this.now();
     this.buffer.log({ run_id: this.run.id, node_id: nodeId, level, message, timestamp }, this.options.claim);
     this.deps.events.emit("log", {

@@ -12,6 +12,7 @@ import {
   LOG_LEVEL_SET,
   MAX_BATCH_BYTES,
   MAX_LOG_LINES,
+  MAX_LOG_LINE_SENT,
   ROWS_PER_BATCH,
   type CodeJob,
   type FromRunner,
@@ -129,7 +130,8 @@ class Runner {
  */
 export class CodeRunnerPool {
   private readonly idle: Runner[] = [];
-  private readonly waiting: ((runner: Runner) => void)[] = [];
+  /** Jobs waiting for a runner: given one as another job releases it, or failed when no runner can be started. */
+  private readonly waiting: { take(runner: Runner): void; fail(e: unknown): void }[] = [];
   private busy = 0;
   private closed = false;
   private nextJobId = 1;
@@ -180,13 +182,17 @@ export class CodeRunnerPool {
       "the code runner script",
     );
     // the runner prepares its first isolate for the defaults while it waits for a job
-    const child = fork(script, [isolatedVmEntry(), String(DEFAULT_MEMORY_MB), String(MAX_LOG_LINES)], {
-      execArgv: runnerExecArgv(script),
-      env: {},
-      cwd: path.dirname(script),
-      stdio: ["ignore", "ignore", "ignore", "ipc"],
-      serialization: "advanced",
-    });
+    const child = fork(
+      script,
+      [isolatedVmEntry(), String(DEFAULT_MEMORY_MB), String(MAX_LOG_LINES), String(MAX_LOG_LINE_SENT)],
+      {
+        execArgv: runnerExecArgv(script),
+        env: {},
+        cwd: path.dirname(script),
+        stdio: ["ignore", "ignore", "ignore", "ipc"],
+        serialization: "advanced",
+      },
+    );
     return new Runner(child);
   }
 
@@ -199,33 +205,58 @@ export class CodeRunnerPool {
       return Promise.resolve(idle);
     }
     if (this.busy < this.options.max) {
-      this.busy++;
-      return Promise.resolve(this.spawn());
+      try {
+        const runner = this.spawn();
+        this.busy++;
+        return Promise.resolve(runner);
+      } catch (e) {
+        return Promise.reject(e);
+      }
     }
     return new Promise((resolve, reject) => {
-      const take = (runner: Runner) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(runner);
+      const waiter = {
+        take: (runner: Runner) => {
+          signal.removeEventListener("abort", onAbort);
+          resolve(runner);
+        },
+        fail: (e: unknown) => {
+          signal.removeEventListener("abort", onAbort);
+          reject(e);
+        },
       };
       const onAbort = () => {
-        this.waiting.splice(this.waiting.indexOf(take), 1);
+        this.waiting.splice(this.waiting.indexOf(waiter), 1);
         reject(new SluiceError("unprocessable", "code was cancelled"));
       };
       signal.addEventListener("abort", onAbort, { once: true });
-      this.waiting.push(take);
+      this.waiting.push(waiter);
     });
   }
 
+  /**
+   * Gives the runner (or, when it cannot take another job, a new one) to the next waiting job, or keeps it idle. When
+   * no runner can be started, the waiting jobs fail instead and the place is freed: the pool never stays full of
+   * runners that do not exist.
+   */
   private release(runner: Runner, healthy: boolean): void {
     runner.detach();
     if (!healthy) runner.kill();
-    const next = healthy && !runner.dead ? runner : this.closed ? null : this.spawn();
+    let next: Runner | null = healthy && !runner.dead ? runner : null;
+    if (!next && !this.closed) {
+      try {
+        next = this.spawn();
+      } catch (e) {
+        // no runner can be started now (the installation changed under the server): every waiting job would fail so
+        for (const waiting of this.waiting.splice(0)) waiting.fail(e);
+      }
+    }
     const waiter = this.waiting.shift();
     if (next && waiter) {
-      waiter(next);
+      waiter.take(next);
       return;
     }
     this.busy--;
+    if (waiter) waiter.fail(new SluiceError("internal", "the code runner pool is closed"));
     if (next && !this.closed) this.idle.push(next);
     else next?.kill();
   }
@@ -256,7 +287,7 @@ export class CodeRunnerPool {
               onAck();
             } else if (m.t === "log") {
               if (LOG_LEVEL_SET.has(m.level) && typeof m.message === "string")
-                options.log(m.level, m.message.slice(0, 4_000));
+                options.log(m.level, m.message.slice(0, MAX_LOG_LINE_SENT + 1));
             } else if (m.t === "out") {
               const batch = parseBatch(m.json, job.maxBatchBytes);
               if (rows.length + batch.length > job.maxOutputRows) {

@@ -2,10 +2,12 @@
 // It runs each `code` job in a fresh V8 isolate (isolated-vm) that has no Node API and no reference to any object
 // of this process: rows, params and the result cross as JSON text; console lines and timers cross as primitives
 // through two callbacks. Message shapes: runner-protocol.ts. argv: isolated-vm's entry, then the default memory
-// limit and log-line cap (for the isolate prepared ahead of the first job).
+// limit and log-line cap (for the isolate prepared ahead of the first job), then the longest console line sent.
 import { createRequire } from "node:module";
 
 const ivm = createRequire(import.meta.url)(process.argv[2]);
+/** Longest console line sent (runner-protocol.ts MAX_LOG_LINE_SENT). */
+const MAX_LINE_SENT = Number(process.argv[5]);
 
 /** Runs inside the isolate before the user's code: builds its globals from primitives only. */
 const PRELUDE = String.raw`
@@ -146,7 +148,7 @@ function prepareSandbox(memoryMb, maxLogLines, isolate = new ivm.Isolate({ memor
       t: "log",
       id: sandbox.job.id,
       level,
-      message: message.length > 4000 ? `${message.slice(0, 4000)}…` : message,
+      message: message.length > MAX_LINE_SENT ? `${message.slice(0, MAX_LINE_SENT)}…` : message,
     });
   };
   const ctx = isolate.createContextSync();

@@ -48,6 +48,11 @@ export const BATCHES_IN_FLIGHT = 2;
 export const DEFAULT_MEMORY_MB = 256;
 /** `console.*` lines kept per attempt; a flood beyond is counted, not logged. */
 export const MAX_LOG_LINES = 1_000;
+/**
+ * Longest `console.*` line a runner sends, cut with `…`. Far longer than what the run keeps of a line (cut there only
+ * after masking): a cut here, before anything masked it, never reaches the part people see.
+ */
+export const MAX_LOG_LINE_SENT = 100_000;
 
 /** The log levels a runner may use for a `console.*` line. */
 export const LOG_LEVEL_SET: ReadonlySet<string> = new Set(LOG_LEVELS);

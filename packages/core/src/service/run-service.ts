@@ -5,6 +5,7 @@ import { notFound, SluiceError } from "../errors.js";
 import type { SluiceEvents } from "../events.js";
 import { isTerminalRunStatus, type StreamedEvent } from "../model/event-types.js";
 import { newId } from "../ids.js";
+import { DLQ_LIST_CHARS } from "../engine/dlq-payload.js";
 import { dryRunPipeline, type DryRunDeps } from "../engine/dry-run.js";
 import type { Executor } from "../engine/executor.js";
 import type { NodeTypeRegistry } from "../engine/node-type.js";
@@ -228,7 +229,7 @@ export class RunService {
   async dlqList(pipelineId: string, query: Partial<DlqQuery> = {}): Promise<DlqEntry[]> {
     const { include_resolved, limit } = { ...DlqQuerySchema.parse({}), ...query };
     await this.requirePipeline(pipelineId);
-    return this.deps.store.runs.listDlq(pipelineId, include_resolved, limit);
+    return this.deps.store.runs.listDlq(pipelineId, include_resolved, limit, DLQ_LIST_CHARS);
   }
 
   async dlqResolve(pipelineId: string, dlqId: string): Promise<{ id: string; status: "resolved" }> {

@@ -327,8 +327,11 @@ export interface RunStore {
   output(runId: string, nodeId: string, kind: NodeOutputKind): Promise<unknown>;
   deleteOutputs(runId: string, kind: NodeOutputKind): Promise<void>;
   insertDlq(entries: readonly DlqEntry[]): Promise<void>;
-  /** Newest first. */
-  listDlq(pipelineId: string, includeResolved: boolean, limit: number): Promise<DlqEntry[]>;
+  /**
+   * Newest first, at most `limit`, and no more than fit in `maxPayloadChars` characters of payload JSON (the newest
+   * entry is listed whatever its size).
+   */
+  listDlq(pipelineId: string, includeResolved: boolean, limit: number, maxPayloadChars: number): Promise<DlqEntry[]>;
   /** False when no entry of that pipeline has that id. */
   resolveDlq(pipelineId: string, id: string, nowIso: string): Promise<boolean>;
 }

@@ -305,12 +305,33 @@ describe.each(dialects)("%s run store contract", (dialect) => {
       resolved_at: null,
     });
     await a.runs.insertDlq([entry("d1", "2026-01-01T00:00:00.000Z"), entry("d2", "2026-01-02T00:00:00.000Z")]);
-    expect((await b.runs.listDlq("p-dlq", false, 50)).map((e) => e.id)).toEqual(["d2", "d1"]);
-    expect((await b.runs.listDlq("p-dlq", false, 1)).map((e) => e.id)).toEqual(["d2"]);
+    expect((await b.runs.listDlq("p-dlq", false, 50, 1e9)).map((e) => e.id)).toEqual(["d2", "d1"]);
+    expect((await b.runs.listDlq("p-dlq", false, 1, 1e9)).map((e) => e.id)).toEqual(["d2"]);
     expect(await b.runs.resolveDlq("p-dlq", "d1", t0)).toBe(true);
     expect(await b.runs.resolveDlq("other", "d2", t0)).toBe(false);
-    expect((await b.runs.listDlq("p-dlq", false, 50)).map((e) => e.id)).toEqual(["d2"]);
-    const all = await b.runs.listDlq("p-dlq", true, 50);
+    expect((await b.runs.listDlq("p-dlq", false, 50, 1e9)).map((e) => e.id)).toEqual(["d2"]);
+    const all = await b.runs.listDlq("p-dlq", true, 50, 1e9);
     expect(all.find((e) => e.id === "d1")).toMatchObject({ resolved: true, resolved_at: t0, payload: [{ a: 1 }] });
+  });
+
+  it(`${dialect}: the DLQ list ends once its entries' payloads fill the characters it may hold (the newest always)`, async () => {
+    const text = "x".repeat(1000); // ASCII: MySQL's length counts bytes, the others characters
+    const entry = (id: string, day: number) => ({
+      id,
+      pipeline_id: "p-dlq-size",
+      run_id: "r",
+      node_id: "n",
+      node_name: "N",
+      error: "bad",
+      payload: [{ text }],
+      created_at: `2026-01-0${day}T00:00:00.000Z`,
+      resolved: false,
+      resolved_at: null,
+    });
+    await a.runs.insertDlq([entry("s1", 1), entry("s2", 2), entry("s3", 3), entry("s4", 4)]);
+    const ids = async (maxChars: number) => (await b.runs.listDlq("p-dlq-size", false, 50, maxChars)).map((e) => e.id);
+    expect(await ids(1e9)).toEqual(["s4", "s3", "s2", "s1"]);
+    expect(await ids(2_500)).toEqual(["s4", "s3"]);
+    expect(await ids(10)).toEqual(["s4"]);
   });
 });

@@ -12,14 +12,25 @@
  *   `code` runner of the process for their whole timeout, and the runs queued behind them.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NODE_ERROR_CHARS, RUN_LOG_CHARS } from "../../../core/src/engine/run-log-budget.js";
-import { DLQ_ENTRY_CHARS, DLQ_ENTRY_ROWS } from "../../../core/src/engine/dlq-payload.js";
+import {
+  LOG_LINE_CHARS,
+  LOG_LINE_OVERHEAD,
+  NODE_ERROR_CHARS,
+  RUN_LOG_CHARS,
+} from "../../../core/src/engine/run-log-budget.js";
+import { MAX_LOG_LINE_SENT } from "../../../core/src/sandbox/runner-protocol.js";
+import { DLQ_ENTRY_CHARS, DLQ_ENTRY_ROWS, DLQ_LIST_CHARS } from "../../../core/src/engine/dlq-payload.js";
 import { startTestServer, type TestServer } from "../../../../test-support/http.js";
 import { runPipeline } from "./attack-support.js";
 
 let t: TestServer;
 beforeAll(async () => {
   t = await startTestServer("sqlite");
+  const created = await t.fetch("/variables", {
+    method: "POST",
+    json: { key: "CUT", value: CUT_SECRET, type: "secret" },
+  });
+  expect(created.status).toBe(201);
 });
 afterAll(async () => t?.close());
 
@@ -28,6 +39,12 @@ interface LogEntry {
   level: string;
   message: string;
 }
+
+const CUT_SECRET = "tok_9f8e7d6c5b4a39281706";
+
+/** What a run's kept lines cost against its budget (`RunLogBudget`). */
+const spent = (logs: LogEntry[]) =>
+  logs.reduce((sum, l) => sum + l.message.length + (l.node_id?.length ?? 0) + LOG_LINE_OVERHEAD, 0);
 
 const rowsOf = (n: number, text: string) =>
   `with recursive s(i) as (select 1 union all select i + 1 from s where i < ${n}) select i, '${text}' as t from s`;
@@ -59,10 +76,6 @@ describe("attack: a run's errors, logs and DLQ entries are bounded", () => {
   });
 
   it("a code node's error is masked before it is cut: no start of a secret across the cut", async () => {
-    const secret = "tok_9f8e7d6c5b4a39281706";
-    expect(
-      (await t.fetch("/variables", { method: "POST", json: { key: "CUT", value: secret, type: "secret" } })).status,
-    ).toBe(201);
     // the secret reaches the code node in a row; "code threw Error: " and 1,970 characters put it across the 2,000th
     // character, where the code runner's answer used to be cut before anything masked it; then padding past the
     // run's own bound
@@ -78,11 +91,30 @@ describe("attack: a run's errors, logs and DLQ entries are bounded", () => {
       const whole = await (await t.fetch(`/runs/${run.id}`)).text();
       const logs = await (await t.fetch(`/runs/${run.id}/logs`)).text();
       expect(run.node_runs.find((n) => n.node_id === "leak")!.error).toContain("********");
-      for (const text of [whole, logs]) expect(text).not.toContain(secret.slice(0, 6));
+      for (const text of [whole, logs]) expect(text).not.toContain(CUT_SECRET.slice(0, 6));
     }
   });
 
-  it("a run's nodes cannot log more than the run keeps; the logs and their export still answer", async () => {
+  it("a code node's console line is masked before it is cut, by the run and by the code runner", async () => {
+    // the secret reaches the code node in a row
+    // across where the code runner cut a line before (4,000), where the run cuts it, where the runner cuts it now
+    for (const pad of [3990, LOG_LINE_CHARS - 10, MAX_LOG_LINE_SENT - 10]) {
+      const { run } = await runPipeline(t, {
+        name: `console line cut at ${pad}`,
+        nodes: [
+          { id: "src", type: "sql", config: { sql: "select '${var.CUT}' as s" } },
+          { id: "say", type: "code", config: { code: `console.log('A'.repeat(${pad}) + rows[0].s); return [];` } },
+        ],
+        edges: [{ from: "src", to: "say" }],
+      });
+      expect(run.status).toBe("success");
+      const logs = await (await t.fetch(`/runs/${run.id}/logs`)).text();
+      const exported = await (await t.fetch(`/runs/${run.id}/logs/export`)).text();
+      for (const text of [logs, exported]) expect(text).not.toContain(CUT_SECRET.slice(0, 4));
+    }
+  });
+
+  it("a run cannot log more than it keeps; the logs and their export still answer", async () => {
     const logging = (id: string) => ({
       id,
       type: "code",
@@ -97,20 +129,29 @@ describe("attack: a run's errors, logs and DLQ entries are bounded", () => {
     const res = await t.fetch(`/runs/${run.id}/logs`);
     expect(res.status).toBe(200);
     const logs = (await res.json()) as LogEntry[];
-    const flood = logs.filter((l) => l.message.startsWith("yyy"));
-    const kept = flood.reduce((sum, l) => sum + l.message.length, 0);
-    expect(kept).toBeLessThanOrEqual(RUN_LOG_CHARS);
-    expect(flood.length).toBeLessThan(3000);
+    expect(spent(logs)).toBeLessThanOrEqual(RUN_LOG_CHARS + 2 * (LOG_LINE_OVERHEAD + 200));
     expect(logs.filter((l) => /^log limit reached/.test(l.message))).toHaveLength(1);
-    const summary = logs.find((l) => /log line\(s\) of the run's nodes .* were dropped/.test(l.message));
-    // each node's own "code returned" line counts against the budget too
-    const returned = logs.filter((l) => /^code returned/.test(l.message)).length;
-    expect(summary?.message).toContain(`${3000 - flood.length + 3 - returned} log line(s)`);
-    // the engine's own lines are kept whatever the budget: each node's end
-    expect(logs.filter((l) => /^completed: 0 rows/.test(l.message))).toHaveLength(3);
+    // 1,000 lines, "code returned 0 rows" and "completed: 0 rows in … ms" from each node: what was not kept is counted
+    const summary = logs.at(-1)!.message;
+    expect(summary).toMatch(/log line\(s\) \(\d+ characters\) were dropped/);
+    expect(summary).toContain(`${3 * 1002 - (logs.length - 2)} log line(s)`);
     const exported = await t.fetch(`/runs/${run.id}/logs/export`);
     expect(exported.status).toBe(200);
     expect((await exported.text()).length).toBeLessThan(RUN_LOG_CHARS + 1_000_000);
+  });
+
+  it("empty lines count too: each line costs its overhead, so a flood of them is bounded as well", async () => {
+    const nodes = Array.from({ length: 90 }, (_, i) => ({
+      id: `n${i}`,
+      type: "code",
+      config: { code: "for (let i = 0; i < 1000; i++) console.log(''); return [];" },
+    }));
+    const { run } = await runPipeline(t, { name: "empty lines", parallelism: 8, nodes, edges: [] });
+    expect(run.status).toBe("success");
+    const logs = (await (await t.fetch(`/runs/${run.id}/logs`)).json()) as LogEntry[];
+    expect(logs.length).toBeLessThan(90 * 1002);
+    expect(logs.length).toBeLessThanOrEqual(RUN_LOG_CHARS / LOG_LINE_OVERHEAD + 2);
+    expect(logs.at(-1)!.message).toContain(`${90 * 1002 - (logs.length - 2)} log line(s)`);
   });
 
   it("a quality check's failing rows fill one DLQ entry only up to its bounds, and say how many were left out", async () => {
@@ -145,6 +186,60 @@ describe("attack: a run's errors, logs and DLQ entries are bounded", () => {
       expect(payload.slice(0, 3).map((r) => r.i)).toEqual([1, 2, 3]);
       expect(error).toContain(`${c.rows - payload.length} of ${c.rows} rows not kept`);
     }
+  });
+
+  it("the DLQ list ends once its entries' payloads reach what one answer holds", async () => {
+    // ten entries of about 4 MB each: the default limit (50) would have answered all 40 MB
+    const checks = Array.from({ length: 10 }, (_, i) => ({
+      id: `q${i}`,
+      type: "quality",
+      config: { on_failure: "dlq", checks: [{ type: "max", column: "i", max: 0 }] },
+    }));
+    const { pipelineId, run } = await runPipeline(t, {
+      name: "dlq list",
+      nodes: [{ id: "src", type: "sql", config: { sql: rowsOf(9000, "v".repeat(400)) } }, ...checks],
+      edges: checks.map((c) => ({ from: "src", to: c.id })),
+    });
+    expect(run.status).toBe("success");
+    const res = await t.fetch(`/pipelines/${pipelineId}/dlq`);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    const entries = JSON.parse(text) as { payload: unknown[] }[];
+    expect(entries.length).toBeGreaterThan(0);
+    expect(entries.length).toBeLessThan(10);
+    expect(text.length).toBeLessThan(DLQ_LIST_CHARS + DLQ_ENTRY_CHARS);
+  });
+
+  it("a cancel ends a node waiting out its retry delay at once", async () => {
+    const created = await t.fetch("/pipelines", {
+      method: "POST",
+      json: {
+        name: "retry later",
+        nodes: [
+          { id: "r", type: "code", config: { code: "throw new Error('not yet');", max_retries: 3, retry_delay: 60 } },
+        ],
+        edges: [],
+      },
+    });
+    const { id } = (await created.json()) as { id: string };
+    const { id: runId } = (await (await t.fetch(`/pipelines/${id}/run`, { method: "POST", json: {} })).json()) as {
+      id: string;
+    };
+    let waiting = false;
+    for (let i = 0; i < 100 && !waiting; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const logs = (await (await t.fetch(`/runs/${runId}/logs`)).json()) as LogEntry[];
+      waiting = logs.some((l) => /retrying in 60 s/.test(l.message));
+    }
+    expect(waiting).toBe(true);
+    expect((await t.fetch(`/runs/${runId}/cancel`, { method: "POST" })).status).toBeLessThan(300);
+    let node = "";
+    for (let i = 0; i < 50 && node !== "cancelled"; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const run = (await (await t.fetch(`/runs/${runId}`)).json()) as { node_runs: { status: string }[] };
+      node = run.node_runs[0]!.status;
+    }
+    expect(node).toBe("cancelled");
   });
 
   it("a dry run whose client went away stops, and frees the code runners it held", async () => {

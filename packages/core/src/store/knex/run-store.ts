@@ -416,15 +416,28 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
       );
     },
 
-    async listDlq(pipelineId, includeResolved, limit) {
-      const q = knex("dlq_entries").where({ pipeline_id: pipelineId });
-      if (!includeResolved) q.where({ resolved: false });
-      const rows = (await q
-        .orderBy([
+    async listDlq(pipelineId, includeResolved, limit, maxPayloadChars) {
+      const newestFirst = (q: Knex.QueryBuilder) => {
+        q.where({ pipeline_id: pipelineId });
+        if (!includeResolved) q.where({ resolved: false });
+        return q.orderBy([
           { column: "created_at", order: "desc" },
           { column: "id", order: "desc" },
-        ])
-        .limit(limit)) as DbRow[];
+        ]);
+      };
+      // the sizes first (MySQL's length counts bytes: at least the characters), then the entries that fit
+      const sizes = (await newestFirst(knex("dlq_entries").select("id", knex.raw("length(payload) as size"))).limit(
+        limit,
+      )) as DbRow[];
+      const ids: string[] = [];
+      let chars = 0;
+      for (const row of sizes) {
+        chars += Number(row.size);
+        if (ids.length > 0 && chars > maxPayloadChars) break;
+        ids.push(String(row.id));
+      }
+      if (ids.length === 0) return [];
+      const rows = (await newestFirst(knex("dlq_entries").select("*")).whereIn("id", ids)) as DbRow[];
       return rows.map(dlqFromRow);
     },
 
