@@ -2,14 +2,12 @@ import { sharedCodeRunnerPool } from "../../sandbox/code-runner-pool.js";
 import { DEFAULT_MEMORY_MB, MAX_LOG_LINES } from "../../sandbox/runner-protocol.js";
 import { defineNodeType } from "../node-type.js";
 import { z } from "zod";
-import { nonEmpty, loose } from "./config-parts.js";
-
-const DEFAULT_MAX_OUTPUT_ROWS = 2_000_000;
+import { DEFAULT_MAX_OUTPUT_ROWS, loose, maxOutputRows, nonEmpty } from "./config-parts.js";
 
 export const codeConfig = loose({
   code: nonEmpty("code"),
   memory_mb: z.number().int().min(8).max(4096).optional(),
-  max_output_rows: z.number().int().min(1).max(50_000_000).optional(),
+  max_output_rows: maxOutputRows,
 });
 
 /**

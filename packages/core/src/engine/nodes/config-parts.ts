@@ -11,6 +11,15 @@ const settings = ExecutionSettingsSchema.shape;
 export const nonEmpty = (what: string) =>
   z.string({ error: `${what} is required` }).min(1, `${what} must not be empty`);
 
+/** Rows a node that can multiply its input (`code`, `join`) may return unless its config says otherwise. */
+export const DEFAULT_MAX_OUTPUT_ROWS = 2_000_000;
+
+/**
+ * `max_output_rows`: rows the node may return; more fails the node instead of filling the server's memory (one
+ * process runs every pipeline: a node that exhausts it ends them all).
+ */
+export const maxOutputRows = z.number().int().min(1).max(50_000_000).optional();
+
 export const loose = <T extends z.ZodRawShape>(shape: T) => z.looseObject({ ...settings, ...shape });
 
 /** Where an HTTP node sends its request (source_api, sink_api, notify); every string is rendered at run time. */

@@ -2,7 +2,7 @@ import { SluiceError } from "../../errors.js";
 import { cell, ownProperty, type Row } from "../dataset.js";
 import { defineNodeType } from "../node-type.js";
 import { z } from "zod";
-import { nonEmpty, loose } from "./config-parts.js";
+import { DEFAULT_MAX_OUTPUT_ROWS, loose, maxOutputRows, nonEmpty } from "./config-parts.js";
 
 const list = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 const keyOf = (row: Row, columns: readonly string[]) => {
@@ -16,6 +16,7 @@ export const joinConfig = loose({
   on: z.union([nonEmpty("on"), z.array(nonEmpty("on")).min(1)]).optional(),
   left_on: z.union([nonEmpty("left_on"), z.array(nonEmpty("left_on")).min(1)]).optional(),
   right_on: z.union([nonEmpty("right_on"), z.array(nonEmpty("right_on")).min(1)]).optional(),
+  max_output_rows: maxOutputRows,
 }).refine(
   (c) => Boolean(c.on) || (Boolean(c.left_on) && Boolean(c.right_on)),
   "join needs on (or left_on and right_on)",
@@ -62,18 +63,33 @@ export const joinNode = defineNodeType({
       if (hits) hits.push(i);
       else index.set(k, [i]);
     });
+    // counted before any row is built: a key repeated on both sides multiplies rows (8,000 × 8,000 on one key made
+    // 64 million, held the server's thread for 45 s and ended it out of memory)
+    const leftHits = left.rows.map((l) => {
+      const k = keyOf(l, leftOn);
+      return k === null ? undefined : index.get(k);
+    });
+    const maxRows = config.max_output_rows ?? DEFAULT_MAX_OUTPUT_ROWS;
+    let count = how === "right" || how === "full" ? right.rows.length : 0;
+    for (const hits of leftHits) count += hits ? hits.length : how === "left" || how === "full" ? 1 : 0;
+    if (count > maxRows) {
+      throw new SluiceError(
+        "invalid",
+        `${how} join on ${leftOn.join(", ")} would make up to ${count} rows, more than max_output_rows (${maxRows}): ` +
+          "a key repeated on both sides multiplies rows; check the keys, or raise max_output_rows",
+      );
+    }
     const matchedRight = new Set<number>();
     const rows: Row[] = [];
-    for (const l of left.rows) {
-      const k = keyOf(l, leftOn);
-      const hits = k === null ? undefined : index.get(k);
+    left.rows.forEach((l, n) => {
+      const hits = leftHits[n];
       if (hits) {
         for (const i of hits) {
           matchedRight.add(i);
           rows.push(build(l, right.rows[i]!));
         }
       } else if (how === "left" || how === "full") rows.push(build(l, null));
-    }
+    });
     if (how === "right" || how === "full")
       right.rows.forEach((r, i) => matchedRight.has(i) || rows.push(build(null, r)));
     ctx.log(

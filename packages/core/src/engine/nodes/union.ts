@@ -1,6 +1,7 @@
+import { SluiceError } from "../../errors.js";
 import { cell, ownProperty, type DataSet, type Row } from "../dataset.js";
 import { defineNodeType } from "../node-type.js";
-import { loose } from "./config-parts.js";
+import { DEFAULT_MAX_OUTPUT_ROWS, loose, maxOutputRows } from "./config-parts.js";
 
 /** Concatenates data sets; columns are matched by name (missing ones null), ordered by first appearance. */
 export function unionDataSets(inputs: readonly DataSet[]): DataSet {
@@ -21,13 +22,18 @@ export function unionDataSets(inputs: readonly DataSet[]): DataSet {
   return { columns, rows };
 }
 
-export const unionConfig = loose({});
+export const unionConfig = loose({ max_output_rows: maxOutputRows });
 
-/** `union`: all inputs, one after the other, in edge order. */
+/** `union`: all inputs, one after the other, in edge order; at most `max_output_rows` rows. */
 export const unionNode = defineNodeType({
   type: "union",
   configSchema: unionConfig,
-  async run(ctx, _config, inputs) {
+  async run(ctx, config, inputs) {
+    // unions of unions double their rows at each level: counted before any row is copied
+    const count = inputs.reduce((sum, input) => sum + input.rows.length, 0);
+    const maxRows = config.max_output_rows ?? DEFAULT_MAX_OUTPUT_ROWS;
+    if (count > maxRows)
+      throw new SluiceError("invalid", `union would make ${count} rows, more than max_output_rows (${maxRows})`);
     const output = unionDataSets(inputs);
     ctx.log("info", `union of ${inputs.length} inputs: ${output.rows.length} rows, ${output.columns.length} columns`);
     return { output };

@@ -1,0 +1,66 @@
+/**
+ * The attack (found by a helper on 2026-11-27): a `join` on a key repeated on both sides multiplies rows, and one
+ * process runs every pipeline. 8,000 × 8,000 rows on one key made 64 million rows on the server's thread (45 s), then
+ * ended the server out of memory, and every run with it; unions of unions doubled the same way. A typo in a join key
+ * is enough. Now the rows are counted before any is built, and more than `max_output_rows` fails the node.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_MAX_OUTPUT_ROWS } from "../../../core/src/engine/nodes/config-parts.js";
+import { startTestServer, type TestServer } from "../../../../test-support/http.js";
+import { runPipeline } from "./attack-support.js";
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer("sqlite");
+});
+afterAll(async () => t?.close());
+
+const oneKey = (n: number) =>
+  `with recursive s(i) as (select 1 union all select i + 1 from s where i < ${n}) select 1 as k, i from s`;
+
+describe("attack: nodes that multiply rows", () => {
+  it("a join on a key repeated on both sides fails before it builds its rows", async () => {
+    // 1,500 × 1,500 rows on one key: 2,250,000 rows, past the default of 2,000,000
+    const side = Math.ceil(Math.sqrt(DEFAULT_MAX_OUTPUT_ROWS + 1));
+    const { run } = await runPipeline(t, {
+      name: "cartesian join",
+      nodes: [
+        { id: "a", type: "sql", config: { sql: oneKey(side) } },
+        { id: "b", type: "sql", config: { sql: oneKey(side) } },
+        { id: "j", type: "join", config: { on: "k" } },
+      ],
+      edges: [
+        { from: "a", to: "j" },
+        { from: "b", to: "j" },
+      ],
+    });
+    expect(run.status).toBe("failed");
+    const error = run.node_runs.find((n) => n.node_id === "j")?.error ?? "";
+    expect(error).toContain(
+      `would make up to ${side * side} rows, more than max_output_rows (${DEFAULT_MAX_OUTPUT_ROWS})`,
+    );
+  });
+
+  it("max_output_rows bounds a join and a union as configured", async () => {
+    const { run } = await runPipeline(t, {
+      name: "bounded",
+      nodes: [
+        { id: "a", type: "sql", config: { sql: oneKey(30) } },
+        { id: "b", type: "sql", config: { sql: oneKey(30) } },
+        { id: "j", type: "join", config: { on: "k", how: "left", max_output_rows: 900 } },
+        { id: "u", type: "union", config: { max_output_rows: 50 } },
+      ],
+      edges: [
+        { from: "a", to: "j" },
+        { from: "b", to: "j" },
+        { from: "a", to: "u" },
+        { from: "b", to: "u" },
+      ],
+    });
+    expect(run.status).toBe("failed");
+    expect(run.node_runs.find((n) => n.node_id === "j")?.status).toBe("success");
+    expect(run.node_runs.find((n) => n.node_id === "u")?.error).toBe(
+      "union would make 60 rows, more than max_output_rows (50)",
+    );
+  });
+});
