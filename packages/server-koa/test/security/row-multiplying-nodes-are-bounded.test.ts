@@ -41,6 +41,21 @@ describe("attack: nodes that multiply rows", () => {
     );
   });
 
+  it("a sql node's own join is bounded the same way, as its rows come", async () => {
+    const { run } = await runPipeline(t, {
+      name: "cartesian sql",
+      nodes: [
+        { id: "a", type: "sql", config: { sql: oneKey(2000) } },
+        { id: "q", type: "sql", config: { sql: "select * from a x, a y" } },
+      ],
+      edges: [{ from: "a", to: "q" }],
+    });
+    expect(run.status).toBe("failed");
+    expect(run.node_runs.find((n) => n.node_id === "q")?.error).toBe(
+      `sql: the query returned more than max_output_rows (${DEFAULT_MAX_OUTPUT_ROWS}) rows`,
+    );
+  });
+
   it("max_output_rows bounds a join and a union as configured", async () => {
     const { run } = await runPipeline(t, {
       name: "bounded",

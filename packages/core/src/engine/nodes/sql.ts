@@ -4,7 +4,7 @@ import { cell, type DataSet, type Row } from "../dataset.js";
 import { withSqliteWorker, type SqliteQuery, type SqliteWorker } from "../db/sqlite-worker.js";
 import { defineNodeType } from "../node-type.js";
 import { z } from "zod";
-import { nonEmpty, loose } from "./config-parts.js";
+import { DEFAULT_MAX_OUTPUT_ROWS, loose, maxOutputRows, nonEmpty } from "./config-parts.js";
 
 type SqliteType = "INTEGER" | "REAL" | "TEXT" | "BLOB" | "";
 
@@ -79,10 +79,11 @@ function refuseUnlessReadOnly(query: SqliteQuery, sql: string): void {
   );
 }
 
-export const sqlConfig = loose({ sql: nonEmpty("sql").optional(), query: z.string().optional() }).refine(
-  (c) => Boolean(c.sql) || Boolean(c.query),
-  "sql is required",
-);
+export const sqlConfig = loose({
+  sql: nonEmpty("sql").optional(),
+  query: z.string().optional(),
+  max_output_rows: maxOutputRows,
+}).refine((c) => Boolean(c.sql) || Boolean(c.query), "sql is required");
 
 /**
  * `sql`: runs one read-only query over the inputs in a fresh in-memory SQLite database held by a worker process.
@@ -110,8 +111,14 @@ export const sqlNode = defineNodeType({
         await sqlite.run("PRAGMA query_only = ON");
         const query = await sqlite.prepare(sql, bound.bindings.map(toSqlite));
         refuseUnlessReadOnly(query, sql);
+        // a join in the query multiplies rows as the join node does: counted as they come, stopped past the bound
+        const maxRows = config.max_output_rows ?? DEFAULT_MAX_OUTPUT_ROWS;
         const rows: Row[] = [];
-        for await (const batch of query.batches(5000)) for (const row of batch) rows.push(row);
+        for await (const batch of query.batches(5000)) {
+          if (rows.length + batch.length > maxRows)
+            throw new SluiceError("invalid", `sql: the query returned more than max_output_rows (${maxRows}) rows`);
+          for (const row of batch) rows.push(row);
+        }
         ctx.log("info", `query returned ${rows.length} rows`);
         return { output: { columns: query.columns, rows } };
       } catch (e) {
