@@ -143,6 +143,11 @@ export class EventJournal {
     return this.deps.log.ofRun(runId, since);
   }
 
+  /** Whether the shared log still holds any event of the run (events older than its retention are deleted). */
+  async holds(runId: string): Promise<boolean> {
+    return (await this.deps.log.ofRun(runId, 0, 1)).length > 0;
+  }
+
   /**
    * To every subscriber. An event read from the log is delivered once (the cursor knows what was read); one of this
    * process is delivered at its commit whatever the cursor thinks (the reader never reads this process's events).

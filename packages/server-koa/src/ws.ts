@@ -194,10 +194,11 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
    * its terminal event, if it ended, from the run itself. Resolves with the highest `seq` sent.
    */
   async function replay(runId: string, since: number, send: (e: StreamedEvent) => void): Promise<number> {
-    const logged = await sluice.journal.since(runId, 0).catch(() => []);
-    const missed = logged.filter((e) => e.seq > since);
+    // only what was missed is read (a run may have logged megabytes); then whether the log still knows the run
+    const missed = await sluice.journal.since(runId, since).catch(() => []);
     for (const e of missed) send(e);
-    if (logged.length > 0) return Math.max(since, logged[logged.length - 1]!.seq);
+    if (missed.length > 0) return missed[missed.length - 1]!.seq;
+    if (await sluice.journal.holds(runId).catch(() => false)) return since;
     const terminal = await sluice.runs.terminalEvent(runId).catch(() => null);
     if (terminal) send(terminal);
     return Math.max(since, terminal?.seq ?? 0);

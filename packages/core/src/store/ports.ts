@@ -391,8 +391,8 @@ export interface EventLogStore {
   append(entries: readonly EventLogEntry[]): Promise<number[]>;
   /** Events with `seq > after` not written by `origin`, oldest first, at most `limit`. */
   after(after: number, origin: string, limit: number): Promise<StreamedEvent[]>;
-  /** A run's events with `seq > since`, oldest first. */
-  ofRun(runId: string, since: number): Promise<StreamedEvent[]>;
+  /** A run's events with `seq > since`, oldest first; at most `limit` when given. */
+  ofRun(runId: string, since: number, limit?: number): Promise<StreamedEvent[]>;
   /** The highest sequence number handed out so far (0 for none). */
   lastSeq(): Promise<number>;
   /** Deletes events written before `beforeIso`; how many. */

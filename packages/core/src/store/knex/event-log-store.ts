@@ -78,13 +78,14 @@ export function createEventLogStore(knex: Knex, dialect: Dialect, target: string
       return rows.map(eventFromRow);
     },
 
-    async ofRun(runId, since) {
-      const rows = (await knex("run_events")
+    async ofRun(runId, since, limit) {
+      const q = knex("run_events")
         .select("seq", "body")
         .where({ run_id: runId })
         .where("seq", ">", since)
-        .orderBy("seq")) as DbRow[];
-      return rows.map(eventFromRow);
+        .orderBy("seq");
+      if (limit !== undefined) q.limit(limit);
+      return ((await q) as DbRow[]).map(eventFromRow);
     },
 
     async lastSeq() {
