@@ -56,6 +56,19 @@ describe("attack: nodes that multiply rows", () => {
     );
   });
 
+  it("a sql node's rows are bounded in size too, as they come (large rows, few of them)", async () => {
+    // 40 rows of 100,000 characters: 4 MB, past a bound of 2 MB; the default (512 MB) is the same check
+    const big = `with recursive s(i) as (select 1 union all select i + 1 from s where i < 40)
+      select i, printf('%.*c', 100000, 'x') as big from s`;
+    const { run } = await runPipeline(t, {
+      name: "large rows",
+      nodes: [{ id: "q", type: "sql", config: { sql: big, max_output_mb: 2 } }],
+      edges: [],
+    });
+    expect(run.status).toBe("failed");
+    expect(run.node_runs[0]?.error).toBe("sql: the query returned more than max_output_mb (2 MB) of data");
+  });
+
   it("max_output_rows bounds a join and a union as configured", async () => {
     const { run } = await runPipeline(t, {
       name: "bounded",

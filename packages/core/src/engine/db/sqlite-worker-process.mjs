@@ -78,14 +78,27 @@ function rowOf(names, values) {
 
 const columnNames = (statement) => statement.columns().map((c) => c.name);
 
+/** About how many characters of values a batch carries at most (after its first row): 50,000 rows of 100 KB each were
+ * one message of 500 MB into the server's heap. */
+const BATCH_CHARS = 8 * 1024 * 1024;
+
+/** About the size of a row's values: text by its length, bytes by theirs, anything else 8. */
+const sizeOf = (values) => {
+  let size = 0;
+  for (const v of values) size += typeof v === "string" ? v.length : v instanceof Uint8Array ? v.byteLength : 8;
+  return size;
+};
+
 function nextBatch(query, size) {
   query.iterator ??= query.statement.raw(true).iterate(bindable(query.params));
   const rows = [];
   let blobs = false;
-  while (rows.length < size) {
+  let chars = 0;
+  while (rows.length < size && chars < BATCH_CHARS) {
     const step = query.iterator.next();
     if (step.done) return { rows, blobs, done: true };
     if (!blobs) blobs = step.value.some((v) => v instanceof Uint8Array);
+    chars += sizeOf(step.value);
     rows.push(rowOf(query.names, step.value));
   }
   return { rows, blobs, done: false };

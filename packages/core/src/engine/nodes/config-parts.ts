@@ -20,6 +20,14 @@ export const DEFAULT_MAX_OUTPUT_ROWS = 2_000_000;
  */
 export const maxOutputRows = z.number().int().min(1).max(50_000_000).optional();
 
+/**
+ * `max_output_mb`: millions of characters of data (about its size as JSON) a node whose rows come from a worker
+ * process (`sql`) may return, default {@link DEFAULT_MAX_OUTPUT_MB}: one query's rows of 100 KB each ended the server
+ * out of memory at 50,000 rows, far below any row bound.
+ */
+export const maxOutputMb = z.number().int().min(1).max(2_000).optional();
+export const DEFAULT_MAX_OUTPUT_MB = 512;
+
 export const loose = <T extends z.ZodRawShape>(shape: T) => z.looseObject({ ...settings, ...shape });
 
 /** Where an HTTP node sends its request (source_api, sink_api, notify); every string is rendered at run time. */

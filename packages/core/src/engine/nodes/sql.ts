@@ -4,7 +4,15 @@ import { cell, type DataSet, type Row } from "../dataset.js";
 import { withSqliteWorker, type SqliteQuery, type SqliteWorker } from "../db/sqlite-worker.js";
 import { defineNodeType } from "../node-type.js";
 import { z } from "zod";
-import { DEFAULT_MAX_OUTPUT_ROWS, loose, maxOutputRows, nonEmpty } from "./config-parts.js";
+import { jsonSizeUpTo } from "../json-size.js";
+import {
+  DEFAULT_MAX_OUTPUT_MB,
+  DEFAULT_MAX_OUTPUT_ROWS,
+  loose,
+  maxOutputMb,
+  maxOutputRows,
+  nonEmpty,
+} from "./config-parts.js";
 
 type SqliteType = "INTEGER" | "REAL" | "TEXT" | "BLOB" | "";
 
@@ -83,6 +91,7 @@ export const sqlConfig = loose({
   sql: nonEmpty("sql").optional(),
   query: z.string().optional(),
   max_output_rows: maxOutputRows,
+  max_output_mb: maxOutputMb,
 }).refine((c) => Boolean(c.sql) || Boolean(c.query), "sql is required");
 
 /**
@@ -111,12 +120,18 @@ export const sqlNode = defineNodeType({
         await sqlite.run("PRAGMA query_only = ON");
         const query = await sqlite.prepare(sql, bound.bindings.map(toSqlite));
         refuseUnlessReadOnly(query, sql);
-        // a join in the query multiplies rows as the join node does: counted as they come, stopped past the bound
+        // a join in the query multiplies rows as the join node does, and a row can be large: counted as they come,
+        // stopped past either bound (the server's memory holds every run's outputs)
         const maxRows = config.max_output_rows ?? DEFAULT_MAX_OUTPUT_ROWS;
         const rows: Row[] = [];
+        const maxMb = config.max_output_mb ?? DEFAULT_MAX_OUTPUT_MB;
+        let chars = 0;
         for await (const batch of query.batches(5000)) {
           if (rows.length + batch.length > maxRows)
             throw new SluiceError("invalid", `sql: the query returned more than max_output_rows (${maxRows}) rows`);
+          chars += jsonSizeUpTo(batch, maxMb * 1e6);
+          if (chars > maxMb * 1e6)
+            throw new SluiceError("invalid", `sql: the query returned more than max_output_mb (${maxMb} MB) of data`);
           for (const row of batch) rows.push(row);
         }
         ctx.log("info", `query returned ${rows.length} rows`);
