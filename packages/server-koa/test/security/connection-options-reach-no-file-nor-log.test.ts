@@ -6,7 +6,10 @@
  * - MySQL: `extra` keys are mysql2 options, and `debug: true` prints every packet — queries with the secrets bound
  *   into them — to the server's own output.
  */
+import fs from "node:fs";
 import net from "node:net";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { connectionFor } from "../../../../test-support/connections.js";
 import { createTestDatabase, testDialects, type TestDatabase } from "../../../../test-support/databases.js";
@@ -54,6 +57,38 @@ describe("attack: PostgreSQL certificate options naming files outside the file r
     }
     // no oracle: an existing file and a missing one fail alike
     expect(new Set(errors).size).toBe(1);
+  });
+});
+
+describe("attack: a PostgreSQL certificate option naming a large file inside the roots", () => {
+  it("is refused before pg reads it on the server's thread (a 480 MB one held every request for seconds)", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-bigcert-"));
+    const big = path.join(dir, "big.pem");
+    fs.writeFileSync(big, Buffer.alloc(2 * 1024 * 1024, 65));
+    try {
+      const connection = {
+        conn_id: "pgbig",
+        type: "postgres",
+        host: "127.0.0.1",
+        port: 1,
+        schema: "x",
+        login: "x",
+        password: "x",
+        extra: JSON.stringify({ sslmode: "require", sslrootcert: big }),
+      };
+      expect((await t.fetch("/connections", { method: "POST", json: connection })).status).toBe(201);
+      const { run } = await runPipeline(t, {
+        name: "pg big cert",
+        nodes: [{ id: "q", type: "source_db", config: { conn_id: "pgbig", query: "select 1" } }],
+        edges: [],
+      });
+      expect(run.status).toBe("failed");
+      expect(run.node_runs[0]?.error).toMatch(
+        /sslrootcert: '.*big\.pem' is larger than a certificate or key \(1 MiB\)/,
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import pg from "pg";
 import { parse } from "pg-connection-string";
 import { SluiceError } from "../../errors.js";
@@ -12,6 +13,12 @@ import { abortable, enc, extraOptions, type ConnectionFields, type Connector } f
  * could otherwise read any file (its content offered to a server of theirs as a certificate) or probe for it.
  */
 const FILE_OPTIONS = ["sslcert", "sslkey", "sslrootcert"] as const;
+
+/**
+ * Largest certificate or key file: pg reads them whole, synchronously, on the server's thread, at every connection
+ * attempt (a 480 MB file in a file root held every request for seconds per attempt).
+ */
+const CERT_FILE_BYTES = 1024 * 1024;
 
 /**
  * pg client settings: the connection's URI as pg would read it, its password given as a function, and a socket that
@@ -47,7 +54,12 @@ export const postgresConnector: Connector = {
     const extra = { ...c.extra };
     for (const name of FILE_OPTIONS) {
       const value = extra[name];
-      if (value !== undefined && value !== null) extra[name] = await resolveConfinedPath(String(value), access);
+      if (value === undefined || value === null) continue;
+      const real = await resolveConfinedPath(String(value), access);
+      const size = (await fs.promises.stat(real).catch(() => null))?.size ?? 0;
+      if (size > CERT_FILE_BYTES)
+        throw new SluiceError("invalid", `${name}: '${String(value)}' is larger than a certificate or key (1 MiB)`);
+      extra[name] = real;
     }
     return { ...c, extra };
   },
