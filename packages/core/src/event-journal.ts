@@ -138,9 +138,12 @@ export class EventJournal {
     await started.watch?.close();
   }
 
-  /** A run's events with `seq > since`, oldest first, from the shared log (whichever instance executed it). */
-  since(runId: string, since: number): Promise<StreamedEvent[]> {
-    return this.deps.log.ofRun(runId, since);
+  /**
+   * A run's events with `seq > since`, oldest first, from the shared log (whichever instance executed it); at most
+   * `limit` when given.
+   */
+  since(runId: string, since: number, limit?: number): Promise<StreamedEvent[]> {
+    return this.deps.log.ofRun(runId, since, limit);
   }
 
   /** Whether the shared log still holds any event of the run (events older than its retention are deleted). */

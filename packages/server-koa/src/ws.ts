@@ -40,6 +40,8 @@ export interface EventStream {
 type Filter = Omit<StreamSubscribeMessage, "type" | "since">;
 
 const JSON_HEADERS = { "Content-Type": "application/json" };
+/** Events a `since` replay reads from the log at a time. */
+const REPLAY_PAGE = 1000;
 /**
  * How many sent events a socket remembers, so that a replay never repeats one (about 40 KB once full). A replay
  * overlaps what the socket was sent of the run between its connect (or an earlier, wider subscription) and its
@@ -194,10 +196,16 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
    * its terminal event, if it ended, from the run itself. Resolves with the highest `seq` sent.
    */
   async function replay(runId: string, since: number, send: (e: StreamedEvent) => void): Promise<number> {
-    // only what was missed is read (a run may have logged megabytes); then whether the log still knows the run
-    const missed = await sluice.journal.since(runId, since).catch(() => []);
-    for (const e of missed) send(e);
-    if (missed.length > 0) return missed[missed.length - 1]!.seq;
+    // only what was missed is read, a page at a time (a run may have logged megabytes, and many sockets may replay it
+    // at once: a client too slow to take the pages is dropped by `send`); then whether the log still knows the run
+    let last = since;
+    for (;;) {
+      const page = await sluice.journal.since(runId, last, REPLAY_PAGE).catch(() => []);
+      for (const e of page) send(e);
+      if (page.length > 0) last = page[page.length - 1]!.seq;
+      if (page.length < REPLAY_PAGE) break;
+    }
+    if (last > since) return last;
     if (await sluice.journal.holds(runId).catch(() => false)) return since;
     const terminal = await sluice.runs.terminalEvent(runId).catch(() => null);
     if (terminal) send(terminal);

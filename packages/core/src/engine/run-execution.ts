@@ -19,7 +19,13 @@ import { createNodeContext, recordSecretsOf, type NodeContextOptions } from "./n
 import type { NodeContext, NodeResult, NodeTypeDefinition, NodeTypeRegistry } from "./node-type.js";
 import { planOf, type PipelinePlan } from "./pipeline-plan.js";
 import { profileDataSet, type NodeProfile } from "./profile.js";
-import { LOG_LINE_CHARS, NODE_ERROR_CHARS, RunLogBudget } from "./run-log-budget.js";
+import {
+  jsonTextLength,
+  LOG_LINE_CHARS,
+  NODE_ERROR_CHARS,
+  RETRY_EVENT_ERROR_CHARS,
+  RunLogBudget,
+} from "./run-log-budget.js";
 import { SecretScrubber } from "./secret-scrubber.js";
 import { WriteBuffer, writeErrorText } from "./write-buffer.js";
 
@@ -255,7 +261,13 @@ export class RunExecution {
         if (attempt >= attempts) return this.failNode(id, started, inputs, message);
         const delay = retryDelayMs(settings.retryDelayS, attempt);
         this.log("warning", `attempt ${attempt}/${attempts} failed: ${message}; retrying in ${delay / 1000} s`, id);
-        this.emitNode("node.retrying", id, { status: "running", error: message, attempt: attempt + 1 });
+        // the whole error is in the log line above (within the run's budget) and in the node run if it fails for good;
+        // the event, one per retry of every node, carries its start
+        this.emitNode("node.retrying", id, {
+          status: "running",
+          error: this.maskedWithin(message, RETRY_EVENT_ERROR_CHARS),
+          attempt: attempt + 1,
+        });
         try {
           // a cancel ends the wait too: the node ends `cancelled` now, not after its retry delay
           await sleep(delay, AbortSignal.any([this.shutdown.signal, this.cancelling.signal]));
@@ -562,7 +574,7 @@ export class RunExecution {
   private log(level: LogLevel, rawMessage: string, nodeId: string | null, always = false): void {
     const message = this.maskedWithin(rawMessage, LOG_LINE_CHARS);
     if (!always) {
-      const admitted = this.logBudget.admit(message.length + (nodeId?.length ?? 0));
+      const admitted = this.logBudget.admit(jsonTextLength(message) + (nodeId?.length ?? 0));
       if (admitted === "full")
         this.log("warning", "log limit reached: further lines are counted, not kept", nodeId, true);
       if (admitted !== "kept") return;

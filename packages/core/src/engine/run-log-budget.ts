@@ -1,8 +1,9 @@
 /**
- * Characters of log a run may keep: its lines' text and node ids, and {@link LOG_LINE_OVERHEAD} more per line (an empty
- * line is still a row, an entry of `GET /runs/{id}/logs` and an event). Past it lines are counted, not kept: a run's
- * logs are read back whole (the logs, their export, the run page), and 500 `code` nodes logging 1,000 lines of 4,000
- * characters each would make 2 GB of them. What a run's nodes end as stays in their node runs and events.
+ * Characters of log a run may keep: its lines' text (as JSON writes it) and node ids, and {@link LOG_LINE_OVERHEAD}
+ * more per line (an empty line is still a row, an entry of `GET /runs/{id}/logs` and an event). Past it lines are
+ * counted, not kept: a run's logs are read back whole (the logs, their export, the run page), and 500 `code` nodes
+ * logging 1,000 lines of 4,000 characters each would make 2 GB of them. What a run's nodes end as stays in their node
+ * runs and events.
  */
 export const RUN_LOG_CHARS = 8 * 1024 * 1024;
 
@@ -17,6 +18,20 @@ export const NODE_ERROR_CHARS = 4_000;
  * engine's words around it (`attempt 1/3 failed: …; retrying in 2 s`).
  */
 export const LOG_LINE_CHARS = NODE_ERROR_CHARS + 1_000;
+
+/** Characters of a node error a `node.retrying` event carries (one per retry of every node: up to 100 × 500). */
+export const RETRY_EVENT_ERROR_CHARS = 500;
+
+/** Characters needing an escape in JSON: each is written as `\uXXXX` or `\x`. */
+// eslint-disable-next-line no-control-regex -- the control characters are what is looked for
+const ESCAPED = /[\u0000-\u001f"\\]/;
+
+/**
+ * The length of `text` as a JSON string's content, which is what the logs, their events and the replay send: a line
+ * of control characters is six times longer there (`\u0001`).
+ */
+export const jsonTextLength = (text: string): number =>
+  ESCAPED.test(text) ? JSON.stringify(text).length - 2 : text.length;
 
 /** What a run has logged against {@link RUN_LOG_CHARS}, and what it dropped. */
 export class RunLogBudget {
