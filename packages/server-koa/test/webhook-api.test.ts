@@ -91,6 +91,20 @@ describe.each(dialects)("%s webhook trigger", (dialect) => {
     expect(runs).toHaveLength(1);
   });
 
+  it(`${dialect}: two long Idempotency-Keys that share their first 200 characters are two keys`, async () => {
+    const p = await pipeline("tok-6-0123456789abcdef");
+    const send = (key: string) =>
+      t.fetch(`/pipelines/${p.id}/webhook?token=tok-6-0123456789abcdef`, {
+        method: "POST",
+        headers: { "idempotency-key": key },
+      });
+    const first = await send(`${"k".repeat(200)}-one`);
+    expect(first.status).toBe(202);
+    // a different key: a new trigger, which the rate limit (one per 10 s) refuses; the same key would be 202
+    expect((await send(`${"k".repeat(200)}-two`)).status).toBe(429);
+    expect((await send(`${"k".repeat(200)}-one`)).status).toBe(202);
+  });
+
   it(`${dialect}: rejects a malformed body with 400 and no run`, async () => {
     const p = await pipeline("tok-4-0123456789abcdef");
     const bad = await t.fetch(`/pipelines/${p.id}/webhook?token=tok-4-0123456789abcdef`, {
