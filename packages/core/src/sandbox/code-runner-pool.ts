@@ -269,6 +269,7 @@ export class CodeRunnerPool {
   ): Promise<DataSet> {
     const id = this.nextJobId++;
     const rows: Row[] = [];
+    let outputChars = 0;
     let acked = 0;
     let onAck: () => void = () => undefined;
     let stop: (error: SluiceError) => void = () => undefined;
@@ -289,6 +290,17 @@ export class CodeRunnerPool {
               if (LOG_LEVEL_SET.has(m.level) && typeof m.message === "string")
                 options.log(m.level, m.message.slice(0, MAX_LOG_LINE_SENT + 1));
             } else if (m.t === "out") {
+              // counted before it is parsed: the server's memory holds every run's outputs
+              outputChars += typeof m.json === "string" ? m.json.length : 0;
+              if (outputChars > job.maxOutputChars) {
+                stop(
+                  new SluiceError(
+                    "unprocessable",
+                    `code returned more than max_output_mb (${job.maxOutputChars / 1e6} MB) of data`,
+                  ),
+                );
+                return;
+              }
               const batch = parseBatch(m.json, job.maxBatchBytes);
               if (rows.length + batch.length > job.maxOutputRows) {
                 stop(new SluiceError("unprocessable", `code returned more than ${job.maxOutputRows} rows`));

@@ -15,6 +15,8 @@ export interface CodeJob {
   /** Log lines kept from `console.*`; later ones are counted and dropped. */
   readonly maxLogLines: number;
   readonly maxOutputRows: number;
+  /** Characters of JSON the output may take in all (its `out` messages); more fails the node. */
+  readonly maxOutputChars: number;
   /** Output rows per `out` message at most. */
   readonly rowsPerBatch: number;
   /** Characters of JSON per `out` message at most (a larger row fails the node): bounds what the server parses. */

@@ -18,6 +18,7 @@ const job = (code: string) => ({
   memoryMb: 64,
   maxLogLines: 10,
   maxOutputRows: 1000,
+  maxOutputChars: 1_000_000,
 });
 const options = () => ({ signal: new AbortController().signal, log: () => undefined });
 

@@ -69,6 +69,25 @@ describe("attack: nodes that multiply rows", () => {
     expect(run.node_runs[0]?.error).toBe("sql: the query returned more than max_output_mb (2 MB) of data");
   });
 
+  it("a code node's output is bounded in size too, before the server parses it", async () => {
+    const { run } = await runPipeline(t, {
+      name: "large code rows",
+      nodes: [
+        {
+          id: "c",
+          type: "code",
+          config: {
+            max_output_mb: 2,
+            code: "const big = 'x'.repeat(100000); return Array.from({ length: 40 }, (_, i) => ({ i, big }));",
+          },
+        },
+      ],
+      edges: [],
+    });
+    expect(run.status).toBe("failed");
+    expect(run.node_runs[0]?.error).toBe("code returned more than max_output_mb (2 MB) of data");
+  });
+
   it("max_output_rows bounds a join and a union as configured", async () => {
     const { run } = await runPipeline(t, {
       name: "bounded",

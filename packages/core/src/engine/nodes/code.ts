@@ -2,12 +2,20 @@ import { sharedCodeRunnerPool } from "../../sandbox/code-runner-pool.js";
 import { DEFAULT_MEMORY_MB, MAX_LOG_LINES } from "../../sandbox/runner-protocol.js";
 import { defineNodeType } from "../node-type.js";
 import { z } from "zod";
-import { DEFAULT_MAX_OUTPUT_ROWS, loose, maxOutputRows, nonEmpty } from "./config-parts.js";
+import {
+  DEFAULT_MAX_OUTPUT_MB,
+  DEFAULT_MAX_OUTPUT_ROWS,
+  loose,
+  maxOutputMb,
+  maxOutputRows,
+  nonEmpty,
+} from "./config-parts.js";
 
 export const codeConfig = loose({
   code: nonEmpty("code"),
   memory_mb: z.number().int().min(8).max(4096).optional(),
   max_output_rows: maxOutputRows,
+  max_output_mb: maxOutputMb,
 });
 
 /**
@@ -28,6 +36,7 @@ export const codeNode = defineNodeType({
         memoryMb: config.memory_mb ?? DEFAULT_MEMORY_MB,
         maxLogLines: MAX_LOG_LINES,
         maxOutputRows: config.max_output_rows ?? DEFAULT_MAX_OUTPUT_ROWS,
+        maxOutputChars: (config.max_output_mb ?? DEFAULT_MAX_OUTPUT_MB) * 1e6,
       },
       inputs,
       { signal: ctx.signal, log: (level, message) => ctx.log(level, message) },

@@ -21,9 +21,9 @@ export const DEFAULT_MAX_OUTPUT_ROWS = 2_000_000;
 export const maxOutputRows = z.number().int().min(1).max(50_000_000).optional();
 
 /**
- * `max_output_mb`: millions of characters of data (about its size as JSON) a node whose rows come from a worker
- * process (`sql`) may return, default {@link DEFAULT_MAX_OUTPUT_MB}: one query's rows of 100 KB each ended the server
- * out of memory at 50,000 rows, far below any row bound.
+ * `max_output_mb`: millions of characters of data (about its size as JSON) a node whose rows come from another
+ * process (`sql`, `code`) may return, default {@link DEFAULT_MAX_OUTPUT_MB}: one query's rows of 100 KB each ended the
+ * server out of memory at 50,000 rows, far below any row bound.
  */
 export const maxOutputMb = z.number().int().min(1).max(2_000).optional();
 export const DEFAULT_MAX_OUTPUT_MB = 512;
