@@ -2,20 +2,12 @@ import { sharedCodeRunnerPool } from "../../sandbox/code-runner-pool.js";
 import { DEFAULT_MEMORY_MB, MAX_LOG_LINES } from "../../sandbox/runner-protocol.js";
 import { defineNodeType } from "../node-type.js";
 import { z } from "zod";
-import {
-  DEFAULT_MAX_OUTPUT_MB,
-  DEFAULT_MAX_OUTPUT_ROWS,
-  loose,
-  maxOutputMb,
-  maxOutputRows,
-  nonEmpty,
-} from "./config-parts.js";
+import { loose, nonEmpty, outputBounds, outputLimits } from "./config-parts.js";
 
 export const codeConfig = loose({
   code: nonEmpty("code"),
   memory_mb: z.number().int().min(8).max(4096).optional(),
-  max_output_rows: maxOutputRows,
-  max_output_mb: maxOutputMb,
+  ...outputBounds,
 });
 
 /**
@@ -35,8 +27,8 @@ export const codeNode = defineNodeType({
         timeoutMs: ctx.timeoutMs,
         memoryMb: config.memory_mb ?? DEFAULT_MEMORY_MB,
         maxLogLines: MAX_LOG_LINES,
-        maxOutputRows: config.max_output_rows ?? DEFAULT_MAX_OUTPUT_ROWS,
-        maxOutputChars: (config.max_output_mb ?? DEFAULT_MAX_OUTPUT_MB) * 1e6,
+        maxOutputRows: outputLimits(config).rows,
+        maxOutputChars: outputLimits(config).chars,
       },
       inputs,
       { signal: ctx.signal, log: (level, message) => ctx.log(level, message) },

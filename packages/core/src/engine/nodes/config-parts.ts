@@ -28,6 +28,20 @@ export const maxOutputRows = z.number().int().min(1).max(50_000_000).optional();
 export const maxOutputMb = z.number().int().min(1).max(2_000).optional();
 export const DEFAULT_MAX_OUTPUT_MB = 512;
 
+/** Both bounds, for a node whose rows come from another process (`sql`, `code`). */
+export const outputBounds = { max_output_rows: maxOutputRows, max_output_mb: maxOutputMb };
+
+/** What a node's config bounds its output to, with the defaults: rows, and characters of JSON. */
+export function outputLimits(config: { max_output_rows?: number | undefined; max_output_mb?: number | undefined }): {
+  rows: number;
+  chars: number;
+} {
+  return {
+    rows: config.max_output_rows ?? DEFAULT_MAX_OUTPUT_ROWS,
+    chars: (config.max_output_mb ?? DEFAULT_MAX_OUTPUT_MB) * 1e6,
+  };
+}
+
 export const loose = <T extends z.ZodRawShape>(shape: T) => z.looseObject({ ...settings, ...shape });
 
 /** Where an HTTP node sends its request (source_api, sink_api, notify); every string is rendered at run time. */

@@ -2,7 +2,7 @@ import { SluiceError } from "../../errors.js";
 import { cell, ownProperty, type Row } from "../dataset.js";
 import { defineNodeType } from "../node-type.js";
 import { z } from "zod";
-import { DEFAULT_MAX_OUTPUT_ROWS, loose, maxOutputRows, nonEmpty } from "./config-parts.js";
+import { loose, maxOutputRows, nonEmpty, outputLimits } from "./config-parts.js";
 
 const list = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 const keyOf = (row: Row, columns: readonly string[]) => {
@@ -69,7 +69,7 @@ export const joinNode = defineNodeType({
       const k = keyOf(l, leftOn);
       return k === null ? undefined : index.get(k);
     });
-    const maxRows = config.max_output_rows ?? DEFAULT_MAX_OUTPUT_ROWS;
+    const maxRows = outputLimits(config).rows;
     let count = how === "right" || how === "full" ? right.rows.length : 0;
     for (const hits of leftHits) count += hits ? hits.length : how === "left" || how === "full" ? 1 : 0;
     if (count > maxRows) {

@@ -5,14 +5,7 @@ import { withSqliteWorker, type SqliteQuery, type SqliteWorker } from "../db/sql
 import { defineNodeType } from "../node-type.js";
 import { z } from "zod";
 import { jsonSizeUpTo } from "../json-size.js";
-import {
-  DEFAULT_MAX_OUTPUT_MB,
-  DEFAULT_MAX_OUTPUT_ROWS,
-  loose,
-  maxOutputMb,
-  maxOutputRows,
-  nonEmpty,
-} from "./config-parts.js";
+import { loose, nonEmpty, outputBounds, outputLimits } from "./config-parts.js";
 
 type SqliteType = "INTEGER" | "REAL" | "TEXT" | "BLOB" | "";
 
@@ -90,8 +83,7 @@ function refuseUnlessReadOnly(query: SqliteQuery, sql: string): void {
 export const sqlConfig = loose({
   sql: nonEmpty("sql").optional(),
   query: z.string().optional(),
-  max_output_rows: maxOutputRows,
-  max_output_mb: maxOutputMb,
+  ...outputBounds,
 }).refine((c) => Boolean(c.sql) || Boolean(c.query), "sql is required");
 
 /**
@@ -122,16 +114,17 @@ export const sqlNode = defineNodeType({
         refuseUnlessReadOnly(query, sql);
         // a join in the query multiplies rows as the join node does, and a row can be large: counted as they come,
         // stopped past either bound (the server's memory holds every run's outputs)
-        const maxRows = config.max_output_rows ?? DEFAULT_MAX_OUTPUT_ROWS;
+        const limits = outputLimits(config);
         const rows: Row[] = [];
-        const maxMb = config.max_output_mb ?? DEFAULT_MAX_OUTPUT_MB;
         let chars = 0;
         for await (const batch of query.batches(5000)) {
-          if (rows.length + batch.length > maxRows)
-            throw new SluiceError("invalid", `sql: the query returned more than max_output_rows (${maxRows}) rows`);
-          chars += jsonSizeUpTo(batch, maxMb * 1e6);
-          if (chars > maxMb * 1e6)
-            throw new SluiceError("invalid", `sql: the query returned more than max_output_mb (${maxMb} MB) of data`);
+          if (rows.length + batch.length > limits.rows)
+            throw new SluiceError("invalid", `sql: the query returned more than max_output_rows (${limits.rows}) rows`);
+          chars += jsonSizeUpTo(batch, limits.chars);
+          if (chars > limits.chars) {
+            const mb = limits.chars / 1e6;
+            throw new SluiceError("invalid", `sql: the query returned more than max_output_mb (${mb} MB) of data`);
+          }
           for (const row of batch) rows.push(row);
         }
         ctx.log("info", `query returned ${rows.length} rows`);

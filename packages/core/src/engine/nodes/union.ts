@@ -1,7 +1,7 @@
 import { SluiceError } from "../../errors.js";
 import { cell, ownProperty, type DataSet, type Row } from "../dataset.js";
 import { defineNodeType } from "../node-type.js";
-import { DEFAULT_MAX_OUTPUT_ROWS, loose, maxOutputRows } from "./config-parts.js";
+import { loose, maxOutputRows, outputLimits } from "./config-parts.js";
 
 /** Concatenates data sets; columns are matched by name (missing ones null), ordered by first appearance. */
 export function unionDataSets(inputs: readonly DataSet[]): DataSet {
@@ -31,7 +31,7 @@ export const unionNode = defineNodeType({
   async run(ctx, config, inputs) {
     // unions of unions double their rows at each level: counted before any row is copied
     const count = inputs.reduce((sum, input) => sum + input.rows.length, 0);
-    const maxRows = config.max_output_rows ?? DEFAULT_MAX_OUTPUT_ROWS;
+    const maxRows = outputLimits(config).rows;
     if (count > maxRows)
       throw new SluiceError("invalid", `union would make ${count} rows, more than max_output_rows (${maxRows})`);
     const output = unionDataSets(inputs);
