@@ -25,7 +25,11 @@ const options = () => ({ signal: new AbortController().signal, log: () => undefi
 describe("a code runner pool that cannot start a runner", () => {
   it("fails the jobs waiting for one at once, and serves jobs again once runners start", async () => {
     // `a` holds the only runner, then fails: its runner is killed and a new one must be started for `b`
-    const a = pool.run(job("await new Promise((r) => setTimeout(r, 300)); throw new Error('a failed');"), [], options());
+    const a = pool.run(
+      job("await new Promise((r) => setTimeout(r, 300)); throw new Error('a failed');"),
+      [],
+      options(),
+    );
     const b = pool.run(job("return [{ b: 1 }];"), [], options());
     const spawn = vi.spyOn(pool as unknown as { spawn(): unknown }, "spawn").mockImplementation(() => {
       throw new SluiceError("internal", "the code runner script is missing from the installation");
