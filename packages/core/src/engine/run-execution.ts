@@ -265,7 +265,7 @@ export class RunExecution {
         // the event, one per retry of every node, carries its start
         this.emitNode("node.retrying", id, {
           status: "running",
-          error: this.maskedWithin(message, RETRY_EVENT_ERROR_CHARS),
+          error: this.scrubber.maskedCut(message, RETRY_EVENT_ERROR_CHARS),
           attempt: attempt + 1,
         });
         try {
@@ -558,13 +558,7 @@ export class RunExecution {
 
   /** A node's error as the run keeps it: masked, then cut to {@link NODE_ERROR_CHARS} (a thrown error can be huge). */
   private nodeError(raw: string): string {
-    return this.maskedWithin(raw, NODE_ERROR_CHARS);
-  }
-
-  /** `text` masked, then cut to `chars` characters with `…`: a cut first could leave a piece of a secret unmasked. */
-  private maskedWithin(text: string, chars: number): string {
-    if (text.length <= chars) return this.scrubber.scrub(text);
-    return `${this.scrubber.maskedPrefix(text, chars - 1)}…`;
+    return this.scrubber.maskedCut(raw, NODE_ERROR_CHARS);
   }
 
   /**
@@ -572,7 +566,7 @@ export class RunExecution {
    * `always`: kept whatever the budget (the line saying that lines are dropped, and how many).
    */
   private log(level: LogLevel, rawMessage: string, nodeId: string | null, always = false): void {
-    const message = this.maskedWithin(rawMessage, LOG_LINE_CHARS);
+    const message = this.scrubber.maskedCut(rawMessage, LOG_LINE_CHARS);
     if (!always) {
       const admitted = this.logBudget.admit(jsonTextLength(message) + (nodeId?.length ?? 0));
       if (admitted === "full")

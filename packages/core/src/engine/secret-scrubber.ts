@@ -277,6 +277,14 @@ export class SecretScrubber implements TextMask {
   }
 
   /**
+   * `text` masked, then cut to at most `chars` characters, the last one `…` when it was longer: a cut first could
+   * leave a piece of a secret unmasked (node errors, log lines).
+   */
+  maskedCut(text: string, chars: number): string {
+    return text.length <= chars ? this.scrub(text) : `${this.maskedPrefix(text, chars - 1)}…`;
+  }
+
+  /**
    * `text` as a node error quotes it (an answer's body, a driver's message): masked, whitespace made single spaces,
    * cut to `chars` characters with `…`. Masked before anything else: an excerpt cut first would show the start of a
    * secret across the cut, and one with its whitespace changed first would no longer match a secret holding some.

@@ -166,9 +166,11 @@ export class CodeRunnerPool {
     }
   }
 
-  /** Kills every runner; later jobs fail. */
+  /** Kills every idle runner; jobs waiting for one, and later jobs, fail. */
   async close(): Promise<void> {
     this.closed = true;
+    for (const waiting of this.waiting.splice(0))
+      waiting.fail(new SluiceError("internal", "the code runner pool is closed"));
     const all = this.idle.splice(0);
     for (const r of all) r.kill();
     await Promise.all(all.map((r) => r.exited));
