@@ -44,6 +44,21 @@ describe.each(dialects)("%s run store contract", (dialect) => {
     expect(await a.runs.claimPending("late", 5, t0)).toEqual([]);
   });
 
+  it(`${dialect}: claims take the oldest pending runs first, and runs queued in the same millisecond by id`, async () => {
+    // a backfill's runs share their created_at: the claim order among them is their id order
+    const sameMs = "2000-01-01T00:00:00.001Z";
+    const ids = ["tie-c", "tie-a", "tie-e", "tie-b", "tie-d"];
+    await a.runs.insert([
+      ...ids.map((id) => run(id, { created_at: sameMs })),
+      run("tie-first", { created_at: "2000-01-01T00:00:00.000Z" }),
+    ]);
+    const first = await a.runs.claimPending("order-1", 3, t0);
+    const second = await b.runs.claimPending("order-2", 3, t0);
+    expect(first.map((r) => r.id)).toEqual(["tie-first", "tie-a", "tie-b"]);
+    expect(second.map((r) => r.id)).toEqual(["tie-c", "tie-d", "tie-e"]);
+    expect(second.every((r) => r.owner === "order-2" && r.status === "running")).toBe(true);
+  });
+
   it(`${dialect}: runs of dead owners are failed with the given error, others untouched`, async () => {
     await a.runs.insert([run("dead-1", { pipeline_id: "p-dead" }), run("alive-1", { pipeline_id: "p-dead" })]);
     await a.knex("runs").where({ id: "dead-1" }).update({ status: "running", owner: "ghost" });

@@ -249,9 +249,14 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
           }))
           .sort((x, y) => x.created_at.localeCompare(y.created_at) || x.id.localeCompare(y.id));
       if (dialect.supportsUpdateReturning) {
-        // one statement, one round trip, atomic (on SQLite a read-then-write transaction could not upgrade its lock)
-        const rows = (await knex("runs")
-          .whereIn("id", oldest(knex))
+        // one statement, one round trip, atomic (on SQLite a read-then-write transaction could not upgrade its lock).
+        // PostgreSQL: the ids picked once, as an array. Given `id in (subquery)`, its planner may join the subquery
+        // in a nested loop and run it again for every pending run; each run skips the rows this very statement has
+        // just locked and updated and picks the next ones, so a claim of 3 took every pending run (all 6 of a test).
+        const picked = dialect.supportsSkipLocked
+          ? (q: Knex.QueryBuilder) => q.whereRaw("id = any(array(?))", [oldest(knex)])
+          : (q: Knex.QueryBuilder) => q.whereIn("id", oldest(knex));
+        const rows = (await picked(knex("runs"))
           .where({ status: "pending" })
           // knex's types take column names only; it puts a raw expression into RETURNING as it is
           .update(claimed, [

@@ -22,11 +22,15 @@ const SELECT_RUN = `select ${RUN_COLUMNS.join(", ")} from runs where id = ?`;
 const INSERT_RUN =
   "insert into runs (id, pipeline_id, status, trigger, params, error, created_at, started_at, finished_at, owner, " +
   "heartbeat_at, epoch, schedule_slot) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-// one UPDATE … RETURNING is atomic (a read-then-write transaction could not upgrade its lock)
-const CLAIM =
+/**
+ * One UPDATE … RETURNING is atomic (a read-then-write transaction could not upgrade its lock). The runs it moves are
+ * found by their ids (`+status`: not by the status index, which would visit every pending run to test it against the
+ * list), and the list by the claim-order index (migration 011).
+ */
+export const CLAIM =
   "update runs set status = 'running', owner = ?, epoch = epoch + 1, heartbeat_at = ?, started_at = ?, " +
   "finished_at = null, error = null " +
-  "where status = 'pending' and id in (select id from runs where status = 'pending' order by created_at, id limit ?) " +
+  "where +status = 'pending' and id in (select id from runs where status = 'pending' order by created_at, id limit ?) " +
   `returning ${RUN_COLUMNS.join(", ")}, epoch, ${ATTEMPTED}`;
 const SELECT_CLAIM = "select status, owner, epoch from runs where id = ?";
 const INSERT_EVENTS = "insert into run_events (run_id, origin, body, created_at)";

@@ -6,6 +6,7 @@ import * as m007 from "./007-event-log-and-epochs.js";
 import * as m008 from "./008-run-schedule-slot.js";
 import * as m009 from "./009-change-notifications.js";
 import * as m010 from "./010-sqlite-pipeline-writes.js";
+import * as m011 from "./011-claim-order-index.js";
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -21,6 +22,7 @@ export const MIGRATIONS: readonly (readonly [name: string, migration: Migration]
   ["008-run-schedule-slot", m008],
   ["009-change-notifications", m009],
   ["010-sqlite-pipeline-writes", m010],
+  ["011-claim-order-index", m011],
 ];
 
 /** Bundling-safe migration source (no directory scanning). */

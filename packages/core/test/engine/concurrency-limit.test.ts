@@ -1,0 +1,62 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { createSluice, silentLogger, storeOf, type Sluice } from "../../src/index.js";
+import { createTestDatabase, testDialects, type TestDatabase } from "../../../../test-support/databases.js";
+import { FIXTURE_NODE_TYPES } from "./fixture-node-types.js";
+
+const dialects = await testDialects();
+
+/*
+ * DESIGN §3: an executor claims pending runs up to `max_concurrent_runs`. On PostgreSQL the claim statement took every
+ * pending run whatever its limit (its planner ran the `LIMIT … FOR UPDATE SKIP LOCKED` subquery again for each pending
+ * run, and each time it skipped what the statement had just taken): a freed slot started the whole queue at once.
+ */
+describe.each(dialects)("%s: runs executing at once", (dialect) => {
+  let db: TestDatabase | undefined;
+  let sluice: Sluice | undefined;
+  afterAll(async () => {
+    await sluice?.close();
+    await db?.drop();
+  });
+
+  it("stay within max_concurrent_runs when a slot frees with runs waiting", async () => {
+    db = await createTestDatabase(dialect);
+    sluice = await createSluice({
+      database: db.url,
+      logger: silentLogger,
+      jwtSecret: "0123456789abcdef".repeat(4),
+      nodeTypes: FIXTURE_NODE_TYPES,
+      maxConcurrentRuns: 2,
+    });
+    await sluice.start();
+    const s = sluice;
+    const blocking = await s.pipelines.create({
+      name: "holds its slot until cancelled",
+      nodes: [{ id: "wait", type: "code", config: { wait_for_abort: true } }],
+      edges: [],
+    });
+    const runs = [];
+    for (let i = 0; i < 8; i++) runs.push(await s.runs.trigger(blocking.id));
+    const statuses = async () =>
+      (await storeOf(s).knex("runs").select("id", "status")) as { id: string; status: string }[];
+    const count = async (status: string) => (await statuses()).filter((r) => r.status === status).length;
+    const settle = async (running: number) => {
+      for (let i = 0; i < 200 && (await count("running")) !== running; i++) await new Promise((r) => setTimeout(r, 10));
+      // a claim that took more than the free slots would show by now
+      await new Promise((r) => setTimeout(r, 150));
+    };
+
+    await settle(2);
+    expect(await count("running")).toBe(2);
+    expect(await count("pending")).toBe(6);
+
+    // one slot frees: one waiting run is claimed, not the queue
+    const first = (await statuses()).find((r) => r.status === "running")!;
+    await s.runs.cancel(first.id);
+    await settle(2);
+    expect(await count("running")).toBe(2);
+    expect(await count("pending")).toBe(5);
+    expect(s.executor.activeRunIds.length).toBeLessThanOrEqual(2);
+
+    for (const r of runs) await s.runs.cancel(r.id).catch(() => undefined);
+  });
+});
