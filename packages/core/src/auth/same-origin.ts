@@ -27,6 +27,10 @@ function normalizedOrigin(value: string): string | null {
 
 const hostOf = (origin: string) => new URL(origin).hostname;
 
+/** Whether `origin` (normalized) is one of `trustedOrigins`. */
+const isTrusted = (origin: string, trustedOrigins: readonly string[] = []) =>
+  trustedOrigins.some((o) => normalizedOrigin(o) === origin);
+
 /**
  * Cross-site request forgery: a page on another origin can make a browser send the session cookie, but cannot
  * set an Authorization or X-API-Key header (nor know a `?token=`). So a state-changing request that carries no
@@ -41,11 +45,10 @@ export function crossSiteRefusal(request: BrowserRequest): string | null {
     bearer !== undefined || apiKey !== undefined || (queryToken !== undefined && cookie === undefined);
   if (!request.changesState || headerCredential) return null;
   const site = request.secFetchSite?.trim().toLowerCase();
-  const own = normalizedOrigin(request.ownOrigin);
-  const trusted = new Set((request.trustedOrigins ?? []).map(normalizedOrigin).filter((o) => o !== null));
   if (request.origin !== undefined) {
+    const own = normalizedOrigin(request.ownOrigin);
     const origin = normalizedOrigin(request.origin.trim());
-    if (origin !== null && (origin === own || trusted.has(origin))) return null;
+    if (origin !== null && (origin === own || isTrusted(origin, request.trustedOrigins))) return null;
     // the browser vouches for same-origin and only the scheme differs: a TLS proxy the server was not told of
     // (--trust-proxy); an Origin naming another host is refused, whatever Sec-Fetch-Site says
     if (site === "same-origin" && origin !== null && own !== null && hostOf(origin) === hostOf(own)) return null;
