@@ -178,9 +178,21 @@ async function once(mode, rep, bin) {
         Math.min(...mine.map((r) => Date.parse(r.created_at)))) /
       1000;
 
+    // runs executing at once, from their started_at/finished_at (ms resolution; an end and a start in the same
+    // millisecond count as one after the other): at most max_concurrent_runs if the limit holds
+    const edges = mine.flatMap((r) => [
+      [Date.parse(r.started_at), 1],
+      [Date.parse(r.finished_at), -1],
+    ]);
+    edges.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+    let executing = 0;
+    let peakExecuting = 0;
+    for (const [, d] of edges) peakExecuting = Math.max(peakExecuting, (executing += d));
+
     const result = {
       mode,
       rep,
+      peakExecuting,
       runsPerS: opts.runs / ((tDone - t0) / 1000),
       serverRunsPerS: opts.runs / serverSpan,
       triggerMs: (tTriggered - t0) / 1000,
@@ -229,7 +241,8 @@ function report(mode, results, label = "") {
       `  rep ${r.rep}: ${r.runsPerS.toFixed(0)} runs/s (server-side created→finished ${r.serverRunsPerS.toFixed(0)} runs/s; triggering took ${r.triggerMs.toFixed(2)} s), ` +
         `server CPU ${r.cpuMsPerRun.toFixed(2)} ms per run, ` +
         `trigger answered median ${r.trigMedian.toFixed(2)} ms p99 ${r.trigP99.toFixed(2)} ms, RSS peak ${r.rssPeakMiB.toFixed(0)} MiB, ` +
-        `event-loop delay max ${r.eldMax.toFixed(1)} ms (p99 ${r.eldP99.toFixed(1)} ms), ${ok ? "all success" : `NOT ALL SUCCESS ${JSON.stringify(r.byStatus)}`}; loadavg ${r.load0} → ${r.load1}`,
+        `event-loop delay max ${r.eldMax.toFixed(1)} ms (p99 ${r.eldP99.toFixed(1)} ms), ` +
+        `at most ${r.peakExecuting} runs executing at once, ${ok ? "all success" : `NOT ALL SUCCESS ${JSON.stringify(r.byStatus)}`}; loadavg ${r.load0} → ${r.load1}`,
     );
     console.log(`     store at the last completion event: ${store(r.countsNow)}`);
     console.log(

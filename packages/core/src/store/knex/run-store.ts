@@ -253,11 +253,13 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
         // PostgreSQL: the ids picked once, as an array. Given `id in (subquery)`, its planner may join the subquery
         // in a nested loop and run it again for every pending run; each run skips the rows this very statement has
         // just locked and updated and picks the next ones, so a claim of 3 took every pending run (all 6 of a test).
+        // The picked rows are locked and were pending when locked (FOR UPDATE checks the latest version), so the
+        // update finds them by primary key alone; with `status = 'pending'` beside it, a planner without statistics
+        // yet (a new database) walked every pending run in the status index instead.
         const picked = dialect.supportsSkipLocked
-          ? (q: Knex.QueryBuilder) => q.whereRaw("id = any(array(?))", [oldest(knex)])
-          : (q: Knex.QueryBuilder) => q.whereIn("id", oldest(knex));
-        const rows = (await picked(knex("runs"))
-          .where({ status: "pending" })
+          ? knex("runs").whereRaw("id = any(array(?))", [oldest(knex)])
+          : knex("runs").whereIn("id", oldest(knex)).where({ status: "pending" });
+        const rows = (await picked
           // knex's types take column names only; it puts a raw expression into RETURNING as it is
           .update(claimed, [
             ...RUN_COLUMNS,
