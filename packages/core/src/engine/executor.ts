@@ -18,13 +18,6 @@ import { WriteBuffer, writeErrorText } from "./write-buffer.js";
 /** Defaults of `heartbeatMs` / `staleMs` (also of `createSluice`'s options). */
 export const DEFAULT_HEARTBEAT_MS = 5000;
 export const DEFAULT_STALE_MS = 20_000;
-/**
- * Pipelines remembered for runs queued here and not claimed yet: at most this many, for at most this long (a run
- * another instance claimed, failed and resumed much later must run the pipeline as it is then).
- */
-const MAX_HINTS = 10_000;
-const HINT_TTL_MS = 60_000;
-
 /** A run executing here: under which claim, its execution, and the pipeline it runs. */
 interface Active {
   epoch: number;
@@ -61,7 +54,6 @@ export class Executor {
   /** The owner id's host part: the host name, or the configured instance id. */
   private readonly host: string;
   private readonly active = new Map<string, Active>();
-  private readonly hints = new Map<string, { pipeline: Pipeline; at: number }>();
   private readonly deps: RunExecutionDeps;
   /** The group commit of every run's state in this process; triggers queue their new runs through it too. */
   readonly writes: WriteBuffer;
@@ -147,13 +139,8 @@ export class Executor {
     await Promise.allSettled([...notStarted, ...[...this.active.values()].map((a) => a.done)]);
   }
 
-  /** Claims pending runs now. `pipeline` (optional) saves reading it back for a run just queued. */
-  wake(hint?: { runId: string; pipeline: Pipeline }): void {
-    if (hint) {
-      this.hints.set(hint.runId, { pipeline: hint.pipeline, at: Date.now() });
-      // a hint for a run another instance claimed is never used: keep the newest few thousand
-      if (this.hints.size > MAX_HINTS) this.hints.delete(this.hints.keys().next().value as string);
-    }
+  /** Claims pending runs now. */
+  wake(): void {
     if (!this.running) return;
     if (this.claiming) {
       this.again = true;
@@ -275,11 +262,12 @@ export class Executor {
     }
   }
 
-  /** Executes a run claimed by this executor; `pipeline`: the one it was queued with, if known. */
-  private launch(run: ClaimedRun, pipeline?: Pipeline): void {
-    const remembered = this.hints.get(run.id);
-    this.hints.delete(run.id);
-    const hint = pipeline ?? (remembered && Date.now() - remembered.at < HINT_TTL_MS ? remembered.pipeline : undefined);
+  /**
+   * Executes a run claimed by this executor. `pipeline`: the one it was queued with, for a run queued already claimed
+   * and started in the same turn; any other run executes its pipeline as stored now (read from memory where the store
+   * keeps pipelines), and fails if it was deleted while the run waited.
+   */
+  private launch(run: ClaimedRun, queuedWith?: Pipeline): void {
     // a placeholder until the pipeline is loaded, so cancel/interrupt calls in between are not lost
     const pending = { cancelled: false, interrupted: false };
     const placeholder = {
@@ -293,7 +281,7 @@ export class Executor {
       done: Promise.resolve(),
     };
     const go = async () => {
-      const pipeline = hint ?? (await this.options.pipelines.get(run.pipeline_id));
+      const pipeline = queuedWith ?? (await this.options.pipelines.get(run.pipeline_id));
       if (!pipeline) {
         await this.options.store.transition(run.id, ["running"], "failed", {
           error: "the pipeline was deleted",

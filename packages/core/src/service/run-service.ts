@@ -330,7 +330,7 @@ export class RunService {
         timestamp: created_at,
       });
     }
-    for (const run of runs.slice(claimed)) this.deps.executor.wake({ runId: run.id, pipeline });
+    if (claimed < runs.length) this.deps.executor.wake();
     return runs;
   }
 

@@ -1,0 +1,68 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { createSluice, silentLogger, storeOf, type Sluice } from "../../src/index.js";
+import { createTestDatabase, testDialects, type TestDatabase } from "../../../../test-support/databases.js";
+import { FIXTURE_NODE_TYPES } from "./fixture-node-types.js";
+
+const dialects = await testDialects();
+
+/*
+ * A run executes its pipeline as stored when the run starts. Runs still waiting for a slot when their pipeline is
+ * deleted fail with "the pipeline was deleted" when their turn comes, on every database. Before, on SQLite and
+ * MySQL the process that queued them kept the pipeline it had queued them with for a minute and executed it: a
+ * helper's attack saw 222 runs of deleted pipelines execute for 20 s and hold every slot.
+ */
+describe.each(dialects)("%s: runs waiting when their pipeline is deleted", (dialect) => {
+  let db: TestDatabase | undefined;
+  let sluice: Sluice | undefined;
+  afterAll(async () => {
+    await sluice?.close();
+    await db?.drop();
+  });
+
+  it("fail with 'the pipeline was deleted' and execute nothing", async () => {
+    db = await createTestDatabase(dialect);
+    sluice = await createSluice({
+      database: db.url,
+      logger: silentLogger,
+      jwtSecret: "0123456789abcdef".repeat(4),
+      nodeTypes: FIXTURE_NODE_TYPES,
+      maxConcurrentRuns: 1,
+    });
+    await sluice.start();
+    const s = sluice;
+    const blocking = await s.pipelines.create({
+      name: "holds the only slot until cancelled",
+      nodes: [{ id: "wait", type: "code", config: { wait_for_abort: true } }],
+      edges: [],
+    });
+    const doomed = await s.pipelines.create({
+      name: "deleted while its runs wait",
+      nodes: [{ id: "src", type: "source_file", config: { rows: [{ a: 1 }] } }],
+      edges: [],
+    });
+    const blocker = await s.runs.trigger(blocking.id);
+    for (let i = 0; i < 200 && (await s.runs.get(blocker.id)).status !== "running"; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    const waiting = [];
+    for (let i = 0; i < 3; i++) waiting.push(await s.runs.trigger(doomed.id));
+    for (const run of waiting) expect((await s.runs.get(run.id)).status).toBe("pending");
+
+    await s.pipelines.delete(doomed.id);
+    await s.runs.cancel(blocker.id);
+
+    const ended = async (id: string) => {
+      for (let i = 0; i < 500; i++) {
+        const run = await s.runs.get(id);
+        if (run.status !== "pending" && run.status !== "running") return run;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      throw new Error(`run ${id} did not end`);
+    };
+    for (const { id } of waiting) {
+      const run = await ended(id);
+      expect(run).toMatchObject({ status: "failed", error: "the pipeline was deleted" });
+      const nodeRuns = await storeOf(s).knex("node_runs").where({ run_id: id });
+      expect(nodeRuns).toEqual([]);
+    }
+  });
+});
