@@ -283,11 +283,15 @@ export class Executor {
     const go = async () => {
       const pipeline = queuedWith ?? (await this.options.pipelines.get(run.pipeline_id));
       if (!pipeline) {
-        await this.options.store.transition(run.id, ["running"], "failed", {
-          error: "the pipeline was deleted",
-          finished_at: this.now(),
-          owner: null,
-        });
+        // under this claim: a run cancelled or taken over meanwhile is left as it is, and not announced failed
+        const moved = await this.options.store.transition(
+          run.id,
+          ["running"],
+          "failed",
+          { error: "the pipeline was deleted", finished_at: this.now(), owner: null },
+          run,
+        );
+        if (!moved) return;
         this.options.events.emit("run.failed", {
           run_id: run.id,
           pipeline_id: run.pipeline_id,

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { createSluice, silentLogger, storeOf, type Sluice } from "../../src/index.js";
 import { createTestDatabase, testDialects, type TestDatabase } from "../../../../test-support/databases.js";
+import { pollUntil } from "../../../../test-support/poll.js";
 import { FIXTURE_NODE_TYPES } from "./fixture-node-types.js";
 
 const dialects = await testDialects();
@@ -38,23 +39,26 @@ describe.each(dialects)("%s: runs executing at once", (dialect) => {
     for (let i = 0; i < 8; i++) runs.push(await s.runs.trigger(blocking.id));
     const statuses = async () =>
       (await storeOf(s).knex("runs").select("id", "status")) as { id: string; status: string }[];
-    const count = async (status: string) => (await statuses()).filter((r) => r.status === status).length;
-    const settle = async (running: number) => {
-      for (let i = 0; i < 200 && (await count("running")) !== running; i++) await new Promise((r) => setTimeout(r, 10));
-      // a claim that took more than the free slots would show by now
-      await new Promise((r) => setTimeout(r, 150));
+    // both counts from one read, once the queue is down to `pending`: a claim over the free slots shows at once
+    const counts = async () => {
+      const all = await statuses();
+      return {
+        running: all.filter((r) => r.status === "running").length,
+        pending: all.filter((r) => r.status === "pending").length,
+      };
     };
+    const settle = (pending: number) =>
+      pollUntil(async () => {
+        const now = await counts();
+        return now.pending <= pending ? now : undefined;
+      });
 
-    await settle(2);
-    expect(await count("running")).toBe(2);
-    expect(await count("pending")).toBe(6);
+    expect(await settle(6)).toEqual({ running: 2, pending: 6 });
 
     // one slot frees: one waiting run is claimed, not the queue
     const first = (await statuses()).find((r) => r.status === "running")!;
     await s.runs.cancel(first.id);
-    await settle(2);
-    expect(await count("running")).toBe(2);
-    expect(await count("pending")).toBe(5);
+    expect(await settle(5)).toEqual({ running: 2, pending: 5 });
     expect(s.executor.activeRunIds.length).toBeLessThanOrEqual(2);
 
     for (const r of runs) await s.runs.cancel(r.id).catch(() => undefined);

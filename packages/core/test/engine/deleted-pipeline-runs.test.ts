@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { createSluice, silentLogger, storeOf, type Sluice } from "../../src/index.js";
 import { createTestDatabase, testDialects, type TestDatabase } from "../../../../test-support/databases.js";
+import { pollUntil } from "../../../../test-support/poll.js";
 import { FIXTURE_NODE_TYPES } from "./fixture-node-types.js";
 
 const dialects = await testDialects();
@@ -41,8 +42,9 @@ describe.each(dialects)("%s: runs waiting when their pipeline is deleted", (dial
       edges: [],
     });
     const blocker = await s.runs.trigger(blocking.id);
-    for (let i = 0; i < 200 && (await s.runs.get(blocker.id)).status !== "running"; i++)
-      await new Promise((r) => setTimeout(r, 10));
+    expect(await pollUntil(async () => ((await s.runs.get(blocker.id)).status === "running" ? true : undefined))).toBe(
+      true,
+    );
     const waiting = [];
     for (let i = 0; i < 3; i++) waiting.push(await s.runs.trigger(doomed.id));
     for (const run of waiting) expect((await s.runs.get(run.id)).status).toBe("pending");
@@ -50,14 +52,11 @@ describe.each(dialects)("%s: runs waiting when their pipeline is deleted", (dial
     await s.pipelines.delete(doomed.id);
     await s.runs.cancel(blocker.id);
 
-    const ended = async (id: string) => {
-      for (let i = 0; i < 500; i++) {
+    const ended = (id: string) =>
+      pollUntil(async () => {
         const run = await s.runs.get(id);
-        if (run.status !== "pending" && run.status !== "running") return run;
-        await new Promise((r) => setTimeout(r, 10));
-      }
-      throw new Error(`run ${id} did not end`);
-    };
+        return run.status === "pending" || run.status === "running" ? undefined : run;
+      });
     for (const { id } of waiting) {
       const run = await ended(id);
       expect(run).toMatchObject({ status: "failed", error: "the pipeline was deleted" });

@@ -53,6 +53,18 @@ export function runFromRow(row: DbRow): Run {
   };
 }
 
+/** The runs a claim by `owner` returned (their claim columns included), in claim order: oldest first, then by id. */
+export function claimedRuns(rows: DbRow[], owner: string): ClaimedRun[] {
+  return rows
+    .map((row): ClaimedRun => ({
+      ...runFromRow(row),
+      owner,
+      epoch: toInt(row.epoch),
+      attempted: toBool(row.attempted),
+    }))
+    .sort((x, y) => x.created_at.localeCompare(y.created_at) || x.id.localeCompare(y.id));
+}
+
 export function nodeRunFromRow(row: DbRow): NodeRun {
   return {
     id: toStr(row.id),
@@ -239,26 +251,9 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
         // PostgreSQL/MySQL: concurrent executors skip each other's locked rows
         return dialect.supportsSkipLocked ? pick.forUpdate().skipLocked() : pick;
       };
-      const inClaimOrder = (rows: DbRow[]) =>
-        rows
-          .map((row): ClaimedRun => ({
-            ...runFromRow(row),
-            owner,
-            epoch: toInt(row.epoch),
-            attempted: toBool(row.attempted),
-          }))
-          .sort((x, y) => x.created_at.localeCompare(y.created_at) || x.id.localeCompare(y.id));
-      if (dialect.supportsUpdateReturning) {
-        // one statement, one round trip, atomic (on SQLite a read-then-write transaction could not upgrade its lock).
-        // PostgreSQL: the ids picked once, as an array. Given `id in (subquery)`, its planner may join the subquery
-        // in a nested loop and run it again for every pending run; each run skips the rows this very statement has
-        // just locked and updated and picks the next ones, so a claim of 3 took every pending run (all 6 of a test).
-        // The picked rows are locked and were pending when locked (FOR UPDATE checks the latest version), so the
-        // update finds them by primary key alone; with `status = 'pending'` beside it, a planner without statistics
-        // yet (a new database) walked every pending run in the status index instead.
-        const picked = dialect.supportsSkipLocked
-          ? knex("runs").whereRaw("id = any(array(?))", [oldest(knex)])
-          : knex("runs").whereIn("id", oldest(knex)).where({ status: "pending" });
+      if (dialect.claimedBy) {
+        // one statement, one round trip, atomic (on SQLite a read-then-write transaction could not upgrade its lock)
+        const picked = dialect.claimedBy(knex("runs"), oldest(knex));
         const rows = (await picked
           // knex's types take column names only; it puts a raw expression into RETURNING as it is
           .update(claimed, [
@@ -266,7 +261,7 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
             "epoch",
             knex.raw(ATTEMPTED),
           ] as unknown as string[])) as unknown as DbRow[];
-        return inClaimOrder(rows);
+        return claimedRuns(rows, owner);
       }
       return knex.transaction(async (trx) => {
         const ids = ((await oldest(trx)) as DbRow[]).map((r) => toStr(r.id));
@@ -276,7 +271,7 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
           .select([...RUN_COLUMNS, "epoch", trx.raw(ATTEMPTED)])
           .whereIn("id", ids)
           .where({ status: "running", owner })) as DbRow[];
-        return inClaimOrder(rows);
+        return claimedRuns(rows, owner);
       });
     },
 

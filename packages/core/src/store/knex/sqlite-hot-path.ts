@@ -2,7 +2,6 @@ import type { NodeRun } from "../../model/run.js";
 import { claimHolds, claimsOf, withoutRuns } from "../fence.js";
 import {
   CLAIMED_AT_INSERT_EPOCH,
-  type ClaimedRun,
   type NewRun,
   type PipelineStore,
   type RunStore,
@@ -11,7 +10,7 @@ import {
 } from "../ports.js";
 import { pipelineFromRow } from "./pipeline-store.js";
 import { INSERT_CHUNK } from "./rows.js";
-import { ATTEMPTED, nodeRunFromRow, RUN_COLUMNS, runFromRow } from "./run-store.js";
+import { ATTEMPTED, claimedRuns, nodeRunFromRow, RUN_COLUMNS, runFromRow } from "./run-store.js";
 import type { Prepare, SqliteStatements } from "./sqlite-statements.js";
 import { eventsOfMoved } from "../transition-events.js";
 import { userFromRow } from "./user-store.js";
@@ -83,16 +82,7 @@ export function sqliteRunStore(base: RunStore, sqlite: SqliteStatements): RunSto
       }),
 
     claimPending: (owner, limit, nowIso) =>
-      sqlite.use((prepare) =>
-        (prepare(CLAIM).all(owner, nowIso, nowIso, limit) as DbRow[])
-          .map((row): ClaimedRun => ({
-            ...runFromRow(row),
-            owner,
-            epoch: Number(row.epoch),
-            attempted: Boolean(row.attempted),
-          }))
-          .sort((x, y) => x.created_at.localeCompare(y.created_at) || x.id.localeCompare(y.id)),
-      ),
+      sqlite.use((prepare) => claimedRuns(prepare(CLAIM).all(owner, nowIso, nowIso, limit) as DbRow[], owner)),
 
     transition: (id, from, to, fields = {}, claim) =>
       sqlite.use((prepare) => applyTransition(prepare, { id, from, to, fields, claim })),

@@ -12,6 +12,12 @@ export interface Dialect {
   readonly supportsSkipLocked: boolean;
   /** Whether `UPDATE … RETURNING` exists (claiming runs in one statement). */
   readonly supportsUpdateReturning: boolean;
+  /**
+   * How a claim's `UPDATE runs … RETURNING` names the runs `pick` chose (`SELECT id … ORDER BY … LIMIT n`, locked with
+   * SKIP LOCKED where it exists): the claim in one statement. Absent where `UPDATE … RETURNING` does not exist (the
+   * claim is then a transaction: the pick, then an update of the ids it read).
+   */
+  readonly claimedBy?: (update: Knex.QueryBuilder, pick: Knex.QueryBuilder) => Knex.QueryBuilder;
   /** Whether `INSERT`/`UPDATE` may be parts of one statement (`WITH p AS (INSERT …) …`): a batch's writes combined. */
   readonly supportsWritableCte: boolean;
   /** Whether a batch's rows go as one JSON parameter per statement (`jsonb_array_elements`: array-rows.ts). */

@@ -24,6 +24,12 @@ export const postgresDialect: Dialect = {
   supportsUpdateReturning: true,
   supportsWritableCte: true,
   arrayRows: true,
+  // the ids picked once, as an array. Given `id in (pick)`, the planner may join the pick in a nested loop and run it
+  // again for every pending run; each time it skips the rows this very statement has just locked and updated and
+  // picks the next ones, so a claim of 3 took every pending run (all 6 of a test). The picked rows are locked and
+  // were pending when locked (FOR UPDATE checks the latest version), so they are updated by primary key alone; with
+  // `status = 'pending'` beside it, a planner without statistics yet (a new database) walked every pending run.
+  claimedBy: (update, pick) => update.whereRaw("id = any(array(?))", [pick]),
   migrationMutex: {
     async tryLock(knex, conn) {
       const result = (await knex.raw(`select pg_try_advisory_lock(${MIGRATION_LOCK_KEY}) as ok`).connection(conn)) as {

@@ -12,6 +12,8 @@ export const sqliteDialect: Dialect = {
   supportsUpdateReturning: true,
   supportsWritableCte: false,
   arrayRows: false,
+  // (the SQLite store claims through its own prepared statement: sqlite-hot-path.ts)
+  claimedBy: (update, pick) => update.whereIn("id", pick).where({ status: "pending" }),
   knexConfig(filePath) {
     return {
       client: "better-sqlite3",

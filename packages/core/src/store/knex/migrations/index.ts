@@ -7,6 +7,7 @@ import * as m008 from "./008-run-schedule-slot.js";
 import * as m009 from "./009-change-notifications.js";
 import * as m010 from "./010-sqlite-pipeline-writes.js";
 import * as m011 from "./011-claim-order-index.js";
+import * as m012 from "./012-drop-status-created-index.js";
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -23,6 +24,7 @@ export const MIGRATIONS: readonly (readonly [name: string, migration: Migration]
   ["009-change-notifications", m009],
   ["010-sqlite-pipeline-writes", m010],
   ["011-claim-order-index", m011],
+  ["012-drop-status-created-index", m012],
 ];
 
 /** Bundling-safe migration source (no directory scanning). */
