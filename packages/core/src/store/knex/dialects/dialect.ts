@@ -10,7 +10,7 @@ export interface Dialect {
   sizeBytes(knex: Knex): Promise<number>;
   /** Whether `SELECT … FOR UPDATE SKIP LOCKED` can be used to claim rows. */
   readonly supportsSkipLocked: boolean;
-  /** Whether `UPDATE … RETURNING` exists (claiming runs in one statement). */
+  /** Whether `UPDATE … RETURNING` exists (a batch's transitions and a heartbeat read back in one statement). */
   readonly supportsUpdateReturning: boolean;
   /**
    * How a claim's `UPDATE runs … RETURNING` names the runs `pick` chose (`SELECT id … ORDER BY … LIMIT n`, locked with
