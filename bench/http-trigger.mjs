@@ -16,6 +16,7 @@
 // $SLUICE_TEST_PG_URL, default postgres://postgres@127.0.0.1:5432/postgres, dropped afterwards).
 // Options: --db sqlite|postgres|both (sqlite) --pauses 1,20 --runs 300 --warmup 30 --reps 3 --nodes 1
 // --baseline DIR (another built checkout: each repetition runs its server too, and the report adds this/baseline)
+// --cpu-prof DIR (the server runs with --cpu-prof, sampling every 50 µs; summarise with bench/profile-summary.mjs DIR)
 import path from "node:path";
 import fs from "node:fs";
 import { performance } from "node:perf_hooks";
@@ -40,6 +41,7 @@ const opts = parseArgs(process.argv.slice(2), {
   reps: 3,
   nodes: 1,
   baseline: "",
+  "cpu-prof": "",
 });
 const PAUSES = String(opts.pauses)
   .split(",")
@@ -63,7 +65,12 @@ async function once(mode, rep, bin) {
   const pgdb = mode === "postgres" ? await createPgDatabase() : null;
   const db = pgdb ? pgdb.url : path.join(dir, "sluice.db");
   const load0 = loadavg();
-  const server = await startServer({ dir, db, bin });
+  const nodeArgs = [];
+  if (opts["cpu-prof"]) {
+    fs.mkdirSync(opts["cpu-prof"], { recursive: true });
+    nodeArgs.push("--cpu-prof", "--cpu-prof-interval=50", `--cpu-prof-dir=${path.resolve(opts["cpu-prof"])}`);
+  }
+  const server = await startServer({ dir, db, bin, nodeArgs });
   const http = httpClient(server.url, 1);
   try {
     const pipeline = await http.post("/api/pipelines", pipelineSpec());

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSluice, silentLogger, storeOf, type Sluice } from "../../src/index.js";
+import { storeOf, type Sluice } from "../../src/index.js";
 import { createTestDatabase, type TestDatabase } from "../../../../test-support/databases.js";
-import { FIXTURE_NODE_TYPES } from "./fixture-node-types.js";
+import { createSlotHolder, createTestSluice, runEnded } from "./test-sluice.js";
 
 /*
  * A run triggered while the executor has a free slot is queued already claimed by it: inserted `running`, owned, at
@@ -12,13 +12,7 @@ let db: TestDatabase;
 let sluice: Sluice;
 beforeAll(async () => {
   db = await createTestDatabase("sqlite");
-  sluice = await createSluice({
-    database: db.url,
-    logger: silentLogger,
-    jwtSecret: "0123456789abcdef".repeat(4),
-    nodeTypes: FIXTURE_NODE_TYPES,
-    maxConcurrentRuns: 1,
-  });
+  sluice = await createTestSluice(db, { maxConcurrentRuns: 1 });
   // every run the executor claims with a claim statement (the real store's, recorded on the way)
   const runs = storeOf(sluice).runs;
   const claimPending = runs.claimPending.bind(runs);
@@ -45,21 +39,11 @@ const row = async (id: string) =>
     heartbeat_at: string | null;
   };
 
-async function terminal(runId: string): Promise<string> {
-  for (;;) {
-    const { status } = await sluice.runs.get(runId);
-    if (status === "success" || status === "failed" || status === "cancelled") return status;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+const terminal = async (runId: string) => (await runEnded(sluice, runId))?.status;
 
 describe("runs queued already claimed", () => {
   it("takes a free slot at the trigger; with none free the run waits pending and is claimed when one frees", async () => {
-    const blocking = await sluice.pipelines.create({
-      name: "blocks its slot until cancelled",
-      nodes: [{ id: "wait", type: "code", config: { wait_for_abort: true } }],
-      edges: [],
-    });
+    const blocking = await createSlotHolder(sluice);
     const quick = await sluice.pipelines.create({
       name: "quick",
       nodes: [{ id: "src", type: "source_file", config: { rows: [{ a: 1 }] } }],

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { createSluice, silentLogger, storeOf, type Sluice } from "../../src/index.js";
+import { storeOf, type Sluice } from "../../src/index.js";
 import { createTestDatabase, testDialects, type TestDatabase } from "../../../../test-support/databases.js";
 import { pollUntil } from "../../../../test-support/poll.js";
-import { FIXTURE_NODE_TYPES } from "./fixture-node-types.js";
+import { createSlotHolder, createTestSluice } from "./test-sluice.js";
 
 const dialects = await testDialects();
 
@@ -21,20 +21,10 @@ describe.each(dialects)("%s: runs executing at once", (dialect) => {
 
   it("stay within max_concurrent_runs when a slot frees with runs waiting", async () => {
     db = await createTestDatabase(dialect);
-    sluice = await createSluice({
-      database: db.url,
-      logger: silentLogger,
-      jwtSecret: "0123456789abcdef".repeat(4),
-      nodeTypes: FIXTURE_NODE_TYPES,
-      maxConcurrentRuns: 2,
-    });
+    sluice = await createTestSluice(db, { maxConcurrentRuns: 2 });
     await sluice.start();
     const s = sluice;
-    const blocking = await s.pipelines.create({
-      name: "holds its slot until cancelled",
-      nodes: [{ id: "wait", type: "code", config: { wait_for_abort: true } }],
-      edges: [],
-    });
+    const blocking = await createSlotHolder(s);
     const runs = [];
     for (let i = 0; i < 8; i++) runs.push(await s.runs.trigger(blocking.id));
     const statuses = async () =>

@@ -2,11 +2,8 @@ import { spawn } from "node:child_process";
 import os from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKnexStore } from "../../src/store/knex/create-knex-store.js";
-import { createSluice, silentLogger } from "../../src/index.js";
 import { createTestDatabase, type TestDatabase } from "../../../../test-support/databases.js";
-import { FIXTURE_NODE_TYPES } from "./fixture-node-types.js";
-
-const TEST_JWT_SECRET = "0123456789abcdef".repeat(4);
+import { createTestSluice } from "./test-sluice.js";
 
 /** Starts a real process, SIGKILLs it and returns its (now dead) pid. */
 async function deadPid(): Promise<number> {
@@ -26,12 +23,7 @@ describe("crash recovery", () => {
   afterAll(async () => db?.drop());
 
   it("a run left running by a killed process is failed with `interrupted` at start and can be resumed", async () => {
-    const first = await createSluice({
-      database: db.url,
-      logger: silentLogger,
-      jwtSecret: TEST_JWT_SECRET,
-      nodeTypes: FIXTURE_NODE_TYPES,
-    });
+    const first = await createTestSluice(db);
     const pipeline = await first.pipelines.create({
       name: "recover",
       nodes: [{ id: "s", type: "source_file", config: { rows: [{ a: 1 }] } }],
@@ -58,12 +50,7 @@ describe("crash recovery", () => {
     expect(await store.runs.claimPending(`${os.hostname()}:${pid}:dead`, 1, at)).toHaveLength(1);
     await store.close();
 
-    const second = await createSluice({
-      database: db.url,
-      logger: silentLogger,
-      jwtSecret: TEST_JWT_SECRET,
-      nodeTypes: FIXTURE_NODE_TYPES,
-    });
+    const second = await createTestSluice(db);
     const failedEvents: string[] = [];
     second.events.on("run.failed", (e) => failedEvents.push(`${e.run_id}:${e.error}`));
     await second.start();
@@ -86,12 +73,7 @@ describe("crash recovery", () => {
 
   /** A started Sluice on the test database and the run it was just asked for: one node that waits to be aborted. */
   async function triggerRunUntilAborted(name: string) {
-    const sluice = await createSluice({
-      database: db.url,
-      logger: silentLogger,
-      jwtSecret: TEST_JWT_SECRET,
-      nodeTypes: FIXTURE_NODE_TYPES,
-    });
+    const sluice = await createTestSluice(db);
     await sluice.start();
     const p = await sluice.pipelines.create({
       name,

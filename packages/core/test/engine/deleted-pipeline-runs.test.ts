@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { createSluice, silentLogger, storeOf, type Sluice } from "../../src/index.js";
+import { storeOf, type Sluice } from "../../src/index.js";
 import { createTestDatabase, testDialects, type TestDatabase } from "../../../../test-support/databases.js";
 import { pollUntil } from "../../../../test-support/poll.js";
-import { FIXTURE_NODE_TYPES } from "./fixture-node-types.js";
+import { createSlotHolder, createTestSluice, runEnded } from "./test-sluice.js";
 
 const dialects = await testDialects();
 
@@ -22,20 +22,10 @@ describe.each(dialects)("%s: runs waiting when their pipeline is deleted", (dial
 
   it("fail with 'the pipeline was deleted' and execute nothing", async () => {
     db = await createTestDatabase(dialect);
-    sluice = await createSluice({
-      database: db.url,
-      logger: silentLogger,
-      jwtSecret: "0123456789abcdef".repeat(4),
-      nodeTypes: FIXTURE_NODE_TYPES,
-      maxConcurrentRuns: 1,
-    });
+    sluice = await createTestSluice(db, { maxConcurrentRuns: 1 });
     await sluice.start();
     const s = sluice;
-    const blocking = await s.pipelines.create({
-      name: "holds the only slot until cancelled",
-      nodes: [{ id: "wait", type: "code", config: { wait_for_abort: true } }],
-      edges: [],
-    });
+    const blocking = await createSlotHolder(s, "holds the only slot until cancelled");
     const doomed = await s.pipelines.create({
       name: "deleted while its runs wait",
       nodes: [{ id: "src", type: "source_file", config: { rows: [{ a: 1 }] } }],
@@ -52,13 +42,8 @@ describe.each(dialects)("%s: runs waiting when their pipeline is deleted", (dial
     await s.pipelines.delete(doomed.id);
     await s.runs.cancel(blocker.id);
 
-    const ended = (id: string) =>
-      pollUntil(async () => {
-        const run = await s.runs.get(id);
-        return run.status === "pending" || run.status === "running" ? undefined : run;
-      });
     for (const { id } of waiting) {
-      const run = await ended(id);
+      const run = await runEnded(s, id);
       expect(run).toMatchObject({ status: "failed", error: "the pipeline was deleted" });
       const nodeRuns = await storeOf(s).knex("node_runs").where({ run_id: id });
       expect(nodeRuns).toEqual([]);

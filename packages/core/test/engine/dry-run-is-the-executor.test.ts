@@ -2,15 +2,14 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createSluice, silentLogger, type Sluice } from "../../src/index.js";
+import type { Sluice } from "../../src/index.js";
 import type { RunWithNodes } from "../../src/model/run.js";
 import { createTestDatabase, tempDir, type TestDatabase } from "../../../../test-support/databases.js";
-import { FIXTURE_NODE_TYPES, probe } from "./fixture-node-types.js";
+import { probe } from "./fixture-node-types.js";
+import { createTestSluice } from "./test-sluice.js";
 
 // A dry run is the executor itself with effects suppressed: the same timeout, abort and skip logic, no run record,
 // no events, and no sink, migration or notification executed.
-
-const TEST_JWT_SECRET = "0123456789abcdef".repeat(4);
 
 let db: TestDatabase;
 let sluice: Sluice;
@@ -20,13 +19,7 @@ let events = 0;
 beforeAll(async () => {
   db = await createTestDatabase("sqlite");
   roots = tempDir("sluice-dry-run-");
-  sluice = await createSluice({
-    database: db.url,
-    logger: silentLogger,
-    jwtSecret: TEST_JWT_SECRET,
-    nodeTypes: FIXTURE_NODE_TYPES,
-    fileRoots: [roots],
-  });
+  sluice = await createTestSluice(db, { fileRoots: [roots] });
   for (const type of [
     "run.created",
     "run.started",

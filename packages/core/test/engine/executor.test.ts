@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createSluice, silentLogger, type Sluice, type SluiceEvent } from "../../src/index.js";
+import type { Sluice, SluiceEvent } from "../../src/index.js";
 import type { RunWithNodes } from "../../src/model/run.js";
 import { createTestDatabase, type TestDatabase } from "../../../../test-support/databases.js";
-import { FIXTURE_NODE_TYPES, probe } from "./fixture-node-types.js";
-
-const TEST_JWT_SECRET = "0123456789abcdef".repeat(4);
+import { probe } from "./fixture-node-types.js";
+import { createTestSluice } from "./test-sluice.js";
 
 let db: TestDatabase;
 let sluice: Sluice;
@@ -12,12 +11,7 @@ const events: SluiceEvent[] = [];
 
 beforeAll(async () => {
   db = await createTestDatabase("sqlite");
-  sluice = await createSluice({
-    database: db.url,
-    logger: silentLogger,
-    jwtSecret: TEST_JWT_SECRET,
-    nodeTypes: FIXTURE_NODE_TYPES,
-  });
+  sluice = await createTestSluice(db);
   for (const type of [
     "run.created",
     "run.started",
@@ -249,12 +243,7 @@ describe("executor", () => {
   });
 
   it("a cancel made through another instance sharing the database stops new nodes here within a second", async () => {
-    const other = await createSluice({
-      database: db.url,
-      logger: silentLogger,
-      jwtSecret: TEST_JWT_SECRET,
-      nodeTypes: FIXTURE_NODE_TYPES,
-    });
+    const other = await createTestSluice(db);
     try {
       const id = await pipeline({
         nodes: [
