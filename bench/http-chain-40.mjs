@@ -19,23 +19,8 @@
 // --baseline DIR (another built checkout: each repetition runs its server too, and the report adds this/baseline).
 // --cpu-prof DIR (the server runs with --cpu-prof; summarise with bench/profile-summary.mjs DIR). --auth none|token
 // (none: open mode; token: a user is created and every request and the WebSocket carry its token).
-import fs from "node:fs";
-import path from "node:path";
-import { performance } from "node:perf_hooks";
-import {
-  eachMode,
-  createPgDatabase,
-  eventCollector,
-  httpClient,
-  loadavg,
-  median,
-  mmm,
-  parseArgs,
-  signIn,
-  startServer,
-  tmpDir,
-  writeOrdersCsv,
-} from "./lib/serve.mjs";
+import { N, measureChain } from "./lib/chain-40.mjs";
+import { eachMode, median, mmm, parseArgs } from "./lib/serve.mjs";
 
 const opts = parseArgs(process.argv.slice(2), {
   db: "both",
@@ -47,86 +32,7 @@ const opts = parseArgs(process.argv.slice(2), {
   "cpu-prof": "",
   auth: "none",
 });
-const N = 40;
-
-function chain(csv) {
-  const nodes = [];
-  if (opts.shape === "file") nodes.push({ id: "read", type: "source_file", config: { path: csv, cast: true } });
-  else if (opts.shape !== "transform") throw new Error(`unknown --shape ${opts.shape}`);
-  for (let i = 0; i < N; i++) {
-    nodes.push({
-      id: `t${i}`,
-      type: "transform",
-      config: {
-        rules: [
-          { type: "add_column", name: "step", expression: `amount * 1.01 + ${i}` },
-          { type: "filter", expression: 'step > 0 && status == "ok"' },
-          { type: "cast", column: "step", to: "int" },
-          { type: "drop", columns: ["step"] },
-        ],
-      },
-    });
-  }
-  const edges = nodes.slice(1).map((n, i) => ({ from: nodes[i].id, to: n.id }));
-  return { name: `bench chain of ${N} transforms`, nodes, edges };
-}
-
-async function once(mode, rep, bin) {
-  const dir = tmpDir("sluice-bench-http-chain-");
-  const csv = writeOrdersCsv(dir);
-  const pgdb = mode === "postgres" ? await createPgDatabase() : null;
-  const db = pgdb ? pgdb.url : path.join(dir, "sluice.db");
-  const load0 = loadavg();
-  const nodeArgs = [];
-  if (opts["cpu-prof"]) {
-    fs.mkdirSync(opts["cpu-prof"], { recursive: true });
-    nodeArgs.push("--cpu-prof", `--cpu-prof-dir=${path.resolve(opts["cpu-prof"])}`);
-  }
-  const server = await startServer({ dir, db, bin, nodeArgs });
-  const http = httpClient(server.url, 4);
-  let events;
-  try {
-    await signIn(http, opts.auth);
-    const spec = chain(csv);
-    const pipeline = await http.post("/api/pipelines", spec);
-    events = await eventCollector(server.url, pipeline.id, http.token);
-    const m = { health: [], trigger: [], serverSide: [], firstNode: [], wsFirstNode: [], wsDone: [] };
-    const pause = () => new Promise((r) => setTimeout(r, 20)); // the run's batched writes go out; the server idles
-    for (let i = 0; i < opts.warmup + opts.runs; i++) {
-      // the floor under the trigger's answer time: an HTTP round trip to an idle server, after the same pause
-      const h0 = performance.now();
-      await http.call("GET", "/health");
-      const health = performance.now() - h0;
-      await pause();
-      const t0 = performance.now();
-      const res = await http.call("POST", `/api/pipelines/${pipeline.id}/run`, { params: {} });
-      const tAnswer = performance.now();
-      const { id } = res.json();
-      const end = await events.waitForRun(id);
-      if (end.type !== "run.completed") throw new Error(`run ${id} ended ${end.type}: ${end.error}`);
-      const run = await http.get(`/api/runs/${id}`);
-      if (run.status !== "success" || run.node_runs.length !== spec.nodes.length)
-        throw new Error(`run ${id}: ${run.status} with ${run.node_runs.length} node runs`);
-      if (i < opts.warmup) continue;
-      const firstStart = Math.min(...run.node_runs.map((n) => Date.parse(n.started_at)));
-      m.health.push(health);
-      m.trigger.push(tAnswer - t0);
-      m.serverSide.push(Date.parse(run.finished_at) - Date.parse(run.started_at));
-      m.firstNode.push(firstStart - Date.parse(run.created_at));
-      m.wsFirstNode.push((events.firstNodeStarted.get(id) ?? NaN) - t0);
-      m.wsDone.push(end.t - t0);
-      await pause();
-    }
-    const medians = Object.fromEntries(Object.entries(m).map(([k, xs]) => [k, median(xs)]));
-    return { rep, medians, all: m, load0, load1: loadavg(), nodes: spec.nodes.length, command: server.command };
-  } finally {
-    events?.close();
-    await http.close().catch(() => undefined);
-    await server.stop();
-    if (pgdb) await pgdb.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
+const once = (mode, rep, bin) => measureChain(mode, rep, bin, opts);
 
 const LABELS = {
   health: "GET /health answered (the HTTP floor)",

@@ -1,0 +1,102 @@
+// The 40-node chain of `bench/http-chain-40.mjs`, measured on one fresh `sluice serve` (also run side by side with a
+// peer by `bench/peer-n8n-chain-40.mjs`): its pipeline and the measurement of one repetition.
+import fs from "node:fs";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import {
+  createPgDatabase,
+  eventCollector,
+  httpClient,
+  loadavg,
+  median,
+  signIn,
+  startServer,
+  tmpDir,
+  writeOrdersCsv,
+} from "./serve.mjs";
+
+/** Transform nodes in the chain. */
+export const N = 40;
+
+/** Each transform's rules: a computed column, a filter on it and the CSV's status, a cast, and the column dropped. */
+export const chainRules = (i) => [
+  { type: "add_column", name: "step", expression: `amount * 1.01 + ${i}` },
+  { type: "filter", expression: 'step > 0 && status == "ok"' },
+  { type: "cast", column: "step", to: "int" },
+  { type: "drop", columns: ["step"] },
+];
+
+/**
+ * The pipeline: `file` — `source_file` reading `csv` (cast) and N transforms after it; `transform` — the N transforms
+ * alone (the first has no input, so every rule runs over 0 rows).
+ */
+export function chainSpec(csv, shape = "file") {
+  const nodes = [];
+  if (shape === "file") nodes.push({ id: "read", type: "source_file", config: { path: csv, cast: true } });
+  else if (shape !== "transform") throw new Error(`unknown --shape ${shape}`);
+  for (let i = 0; i < N; i++) nodes.push({ id: `t${i}`, type: "transform", config: { rules: chainRules(i) } });
+  const edges = nodes.slice(1).map((n, i) => ({ from: nodes[i].id, to: n.id }));
+  return { name: `bench chain of ${N} transforms`, nodes, edges };
+}
+
+/**
+ * One repetition on a fresh server and database (`mode`: sqlite | postgres; `bin`: another checkout's sluice):
+ * `opts.warmup` runs, then `opts.runs` runs triggered one at a time, each after a 20 ms pause. Returns the medians
+ * and every measured value (ms) of: health, trigger, serverSide, firstNode, wsFirstNode, wsDone.
+ */
+export async function measureChain(mode, rep, bin, opts) {
+  const dir = tmpDir("sluice-bench-http-chain-");
+  const csv = writeOrdersCsv(dir);
+  const pgdb = mode === "postgres" ? await createPgDatabase() : null;
+  const db = pgdb ? pgdb.url : path.join(dir, "sluice.db");
+  const load0 = loadavg();
+  const nodeArgs = [];
+  if (opts["cpu-prof"]) {
+    fs.mkdirSync(opts["cpu-prof"], { recursive: true });
+    nodeArgs.push("--cpu-prof", `--cpu-prof-dir=${path.resolve(opts["cpu-prof"])}`);
+  }
+  const server = await startServer({ dir, db, bin, nodeArgs });
+  const http = httpClient(server.url, 4);
+  let events;
+  try {
+    await signIn(http, opts.auth);
+    const spec = chainSpec(csv, opts.shape);
+    const pipeline = await http.post("/api/pipelines", spec);
+    events = await eventCollector(server.url, pipeline.id, http.token);
+    const m = { health: [], trigger: [], serverSide: [], firstNode: [], wsFirstNode: [], wsDone: [] };
+    const pause = () => new Promise((r) => setTimeout(r, 20)); // the run's batched writes go out; the server idles
+    for (let i = 0; i < opts.warmup + opts.runs; i++) {
+      // the floor under the trigger's answer time: an HTTP round trip to an idle server, after the same pause
+      const h0 = performance.now();
+      await http.call("GET", "/health");
+      const health = performance.now() - h0;
+      await pause();
+      const t0 = performance.now();
+      const res = await http.call("POST", `/api/pipelines/${pipeline.id}/run`, { params: {} });
+      const tAnswer = performance.now();
+      const { id } = res.json();
+      const end = await events.waitForRun(id);
+      if (end.type !== "run.completed") throw new Error(`run ${id} ended ${end.type}: ${end.error}`);
+      const run = await http.get(`/api/runs/${id}`);
+      if (run.status !== "success" || run.node_runs.length !== spec.nodes.length)
+        throw new Error(`run ${id}: ${run.status} with ${run.node_runs.length} node runs`);
+      if (i < opts.warmup) continue;
+      const firstStart = Math.min(...run.node_runs.map((n) => Date.parse(n.started_at)));
+      m.health.push(health);
+      m.trigger.push(tAnswer - t0);
+      m.serverSide.push(Date.parse(run.finished_at) - Date.parse(run.started_at));
+      m.firstNode.push(firstStart - Date.parse(run.created_at));
+      m.wsFirstNode.push((events.firstNodeStarted.get(id) ?? NaN) - t0);
+      m.wsDone.push(end.t - t0);
+      await pause();
+    }
+    const medians = Object.fromEntries(Object.entries(m).map(([k, xs]) => [k, median(xs)]));
+    return { rep, medians, all: m, load0, load1: loadavg(), nodes: spec.nodes.length, command: server.command };
+  } finally {
+    events?.close();
+    await http.close().catch(() => undefined);
+    await server.stop();
+    if (pgdb) await pgdb.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
