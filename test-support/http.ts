@@ -4,8 +4,9 @@ import { startServer, type RunningServer, type ServeOptions } from "../packages/
 import { SluiceClient } from "../packages/client/src/index.js";
 import type { DialectName } from "../packages/core/src/store/ports.js";
 import { createTestDatabase, type TestDatabase } from "./databases.js";
+import { TEST_JWT_SECRET } from "./secrets.js";
 
-export const TEST_JWT_SECRET = "0123456789abcdef".repeat(4);
+export { TEST_JWT_SECRET };
 
 export interface TestServer {
   sluice: Sluice;

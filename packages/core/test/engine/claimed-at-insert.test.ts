@@ -39,7 +39,7 @@ const row = async (id: string) =>
     heartbeat_at: string | null;
   };
 
-const terminal = async (runId: string) => (await runEnded(sluice, runId))?.status;
+const terminal = async (runId: string) => (await runEnded(sluice, runId)).status;
 
 describe("runs queued already claimed", () => {
   it("takes a free slot at the trigger; with none free the run waits pending and is claimed when one frees", async () => {
@@ -54,7 +54,7 @@ describe("runs queued already claimed", () => {
     let first = await sluice.runs.trigger(blocking.id);
     for (let i = 0; i < 50 && (await row(first.id)).owner === null; i++) {
       await sluice.runs.cancel(first.id);
-      await terminal(first.id);
+      expect(await terminal(first.id)).toBe("cancelled");
       await new Promise((r) => setTimeout(r, 50));
       first = await sluice.runs.trigger(blocking.id);
     }

@@ -3,7 +3,7 @@ import type { Sluice, SluiceEvent } from "../../src/index.js";
 import type { RunWithNodes } from "../../src/model/run.js";
 import { createTestDatabase, type TestDatabase } from "../../../../test-support/databases.js";
 import { probe } from "./fixture-node-types.js";
-import { createTestSluice } from "./test-sluice.js";
+import { createTestSluice, runEnded } from "./test-sluice.js";
 
 let db: TestDatabase;
 let sluice: Sluice;
@@ -40,15 +40,7 @@ async function pipeline(body: Record<string, unknown>): Promise<string> {
   return (await sluice.pipelines.create({ name: `p-${Math.random()}`, ...body })).id;
 }
 
-async function terminal(runId: string): Promise<RunWithNodes> {
-  for (;;) {
-    const run = await sluice.runs.get(runId);
-    if (run.status === "success" || run.status === "failed" || run.status === "cancelled") {
-      return run;
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+const terminal = (runId: string): Promise<RunWithNodes> => runEnded(sluice, runId);
 
 const nodeRun = (run: RunWithNodes, nodeId: string) => run.node_runs.find((n) => n.node_id === nodeId);
 

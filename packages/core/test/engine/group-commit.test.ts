@@ -4,8 +4,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createSluice, type Logger, type Sluice } from "../../src/index.js";
 import { createKnexStore } from "../../src/store/knex/create-knex-store.js";
 import { createTestDatabase, tempDir, testDialects, type TestDatabase } from "../../../../test-support/databases.js";
+import { TEST_JWT_SECRET } from "../../../../test-support/secrets.js";
 
-const TEST_JWT_SECRET = "0123456789abcdef".repeat(4);
 const dialects = await testDialects();
 const cleanup: (() => Promise<void>)[] = [];
 afterAll(async () => {

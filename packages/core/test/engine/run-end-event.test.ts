@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSluice, silentLogger, storeOf, type Sluice, type StreamedEvent } from "../../src/index.js";
 import type { RunStateBatch } from "../../src/store/ports.js";
 import { createTestDatabase, testDialects, type TestDatabase } from "../../../../test-support/databases.js";
+import { TEST_JWT_SECRET } from "../../../../test-support/secrets.js";
 
 /*
  * A run's end (`run.completed`, `run.failed`) is logged in the transaction that ends the run, not in one after it:
@@ -15,7 +16,7 @@ describe.each(dialects)("%s: the event announcing a run's end", (dialect) => {
   const batches: RunStateBatch[] = [];
   beforeAll(async () => {
     db = await createTestDatabase(dialect);
-    sluice = await createSluice({ database: db.url, logger: silentLogger, jwtSecret: "0123456789abcdef".repeat(4) });
+    sluice = await createSluice({ database: db.url, logger: silentLogger, jwtSecret: TEST_JWT_SECRET });
     // every batch the executor writes (the real store's, recorded on the way)
     const runs = storeOf(sluice).runs;
     const writeBatch = runs.writeBatch.bind(runs);

@@ -1,10 +1,8 @@
-import { createSluice, silentLogger, type Sluice, type SluiceOptions } from "../../src/index.js";
+import { createSluice, isTerminalRunStatus, silentLogger, type Sluice, type SluiceOptions } from "../../src/index.js";
 import type { TestDatabase } from "../../../../test-support/databases.js";
+import { TEST_JWT_SECRET } from "../../../../test-support/secrets.js";
 import { pollUntil } from "../../../../test-support/poll.js";
 import { FIXTURE_NODE_TYPES } from "./fixture-node-types.js";
-
-/** The JWT secret of the engine tests' instances. */
-export const TEST_JWT_SECRET = "0123456789abcdef".repeat(4);
 
 /** An instance on `db` with the fixture node types, not started yet: `options` adds to or overrides that. */
 export const createTestSluice = (db: TestDatabase, options: SluiceOptions = {}): Promise<Sluice> =>
@@ -22,9 +20,18 @@ export const createSlotHolder = (sluice: Sluice, name = "holds its slot until ca
 
 type Run = Awaited<ReturnType<Sluice["runs"]["get"]>>;
 
-/** The run once it has ended (neither pending nor running), or undefined past pollUntil's deadline. */
-export const runEnded = (sluice: Sluice, id: string): Promise<Run | undefined> =>
-  pollUntil(async () => {
-    const run = await sluice.runs.get(id);
-    return run.status === "pending" || run.status === "running" ? undefined : run;
-  });
+/** Under vitest's 30 s limit for a test, so that a run that never ends fails with its own message. */
+const RUN_END_DEADLINE_MS = 20_000;
+
+/** The run once it has ended (success, failed or cancelled); throws if it has not within RUN_END_DEADLINE_MS. */
+export async function runEnded(sluice: Sluice, id: string): Promise<Run> {
+  const run = await pollUntil(
+    async () => {
+      const now = await sluice.runs.get(id);
+      return isTerminalRunStatus(now.status) ? now : undefined;
+    },
+    { timeoutMs: RUN_END_DEADLINE_MS },
+  );
+  if (!run) throw new Error(`run ${id} did not end within ${RUN_END_DEADLINE_MS / 1000} s`);
+  return run;
+}

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createSluice, storeOf, type Sluice } from "../../src/service/create-sluice.js";
 import { silentLogger } from "../../src/logger.js";
 import { createTestDatabase, type TestDatabase } from "../../../../test-support/databases.js";
-import { pollUntil } from "../../../../test-support/poll.js";
+import { runEnded } from "../engine/test-sluice.js";
 
 class MovableClock {
   constructor(public current: number) {}
@@ -18,12 +18,8 @@ afterEach(async () => {
 
 const codeNode = (code: string) => [{ id: "work", type: "code", config: { code } }];
 
-/** The run's status once it is neither pending nor running (a sandboxed node can take seconds to start). */
-const settled = (s: Sluice, runId: string) =>
-  pollUntil(async () => {
-    const { status } = await s.runs.get(runId);
-    return status === "pending" || status === "running" ? undefined : status;
-  });
+/** The run's status once it has ended (a sandboxed node can take seconds to start). */
+const settled = async (s: Sluice, runId: string) => (await runEnded(s, runId)).status;
 
 describe("depends_on gates scheduled runs (real runs, moved clock)", () => {
   it("skips the slot while the dependency's latest run failed, naming it, and runs once it succeeded", async () => {
