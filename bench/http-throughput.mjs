@@ -33,6 +33,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import {
   ORDER_RULES,
+  cpuProfArgs,
   eachMode,
   createPgDatabase,
   eventCollector,
@@ -89,12 +90,8 @@ async function once(mode, rep, bin) {
   const pgdb = mode === "postgres" ? await createPgDatabase() : null;
   const db = pgdb ? pgdb.url : path.join(dir, "sluice.db");
   const serveArgs = opts["max-concurrent-runs"] ? ["--max-concurrent-runs", String(opts["max-concurrent-runs"])] : [];
-  const nodeArgs = [];
+  const nodeArgs = cpuProfArgs(opts["cpu-prof"]);
   const env = {};
-  if (opts["cpu-prof"]) {
-    fs.mkdirSync(opts["cpu-prof"], { recursive: true });
-    nodeArgs.push("--cpu-prof", `--cpu-prof-dir=${path.resolve(opts["cpu-prof"])}`);
-  }
   const countsFile = path.join(dir, "sql-counts.json");
   if (opts["count-sql"]) {
     nodeArgs.push("--import", new URL("./lib/count-sql.mjs", import.meta.url).href);

@@ -22,6 +22,7 @@ import fs from "node:fs";
 import { performance } from "node:perf_hooks";
 import {
   ORDER_RULES,
+  cpuProfArgs,
   eachMode,
   createPgDatabase,
   httpClient,
@@ -65,12 +66,7 @@ async function once(mode, rep, bin) {
   const pgdb = mode === "postgres" ? await createPgDatabase() : null;
   const db = pgdb ? pgdb.url : path.join(dir, "sluice.db");
   const load0 = loadavg();
-  const nodeArgs = [];
-  if (opts["cpu-prof"]) {
-    fs.mkdirSync(opts["cpu-prof"], { recursive: true });
-    nodeArgs.push("--cpu-prof", "--cpu-prof-interval=50", `--cpu-prof-dir=${path.resolve(opts["cpu-prof"])}`);
-  }
-  const server = await startServer({ dir, db, bin, nodeArgs });
+  const server = await startServer({ dir, db, bin, nodeArgs: cpuProfArgs(opts["cpu-prof"], 50) });
   const http = httpClient(server.url, 1);
   try {
     const pipeline = await http.post("/api/pipelines", pipelineSpec());

@@ -23,12 +23,22 @@
 // Options: --n8n DIR (required; or $SLUICE_BENCH_N8N) --variant code|filter|noop --runs 30 --reps 3 --warmup 5
 // n8n is started with its telemetry, version checks, templates and personalization turned off, listening on
 // 127.0.0.1 only, with file access limited to the run's own directory.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { N, measureChain } from "./lib/chain-40.mjs";
-import { freePort, httpClient, loadavg, median, mmm, parseArgs, tmpDir, writeOrdersCsv } from "./lib/serve.mjs";
+import {
+  freePort,
+  httpClient,
+  spawnNode,
+  loadavg,
+  median,
+  mmm,
+  parseArgs,
+  tmpDir,
+  writeOrdersCsv,
+} from "./lib/serve.mjs";
 
 const opts = parseArgs(process.argv.slice(2), {
   n8n: process.env.SLUICE_BENCH_N8N ?? "",
@@ -143,6 +153,7 @@ function n8nWorkflow(csvPath) {
 function n8nEnv(dir, port) {
   return {
     ...process.env,
+    DB_TYPE: "sqlite",
     N8N_USER_FOLDER: dir,
     N8N_PORT: String(port),
     N8N_LISTEN_ADDRESS: "127.0.0.1",
@@ -164,22 +175,18 @@ function n8nCli(dir, port, args) {
 
 async function measureN8n(rep) {
   const dir = tmpDir("sluice-bench-peer-n8n-");
-  const csv = path.join(dir, "files", writeOrdersCsv(dir));
-  const port = await freePort();
-  fs.writeFileSync(path.join(dir, "workflow.json"), JSON.stringify(n8nWorkflow(csv)));
-  n8nCli(dir, port, ["import:workflow", `--input=${path.join(dir, "workflow.json")}`]);
-  n8nCli(dir, port, ["update:workflow", "--id=SluiceBenchChain", "--active=true"]);
-  const load0 = loadavg();
-  const log = fs.openSync(path.join(dir, "n8n.log"), "a");
-  const child = spawn(process.execPath, [N8N_BIN, "start"], {
-    cwd: dir,
-    env: n8nEnv(dir, port),
-    stdio: ["ignore", log, log],
-  });
-  const exited = new Promise((r) => child.once("exit", r));
-  const base = `http://127.0.0.1:${port}`;
-  const http = httpClient(base, 1);
+  const logPath = path.join(dir, "n8n.log");
+  let n8n;
+  let http;
   try {
+    const csv = path.join(dir, "files", writeOrdersCsv(dir));
+    const port = await freePort();
+    fs.writeFileSync(path.join(dir, "workflow.json"), JSON.stringify(n8nWorkflow(csv)));
+    n8nCli(dir, port, ["import:workflow", `--input=${path.join(dir, "workflow.json")}`]);
+    n8nCli(dir, port, ["update:workflow", "--id=SluiceBenchChain", "--active=true"]);
+    const load0 = loadavg();
+    n8n = spawnNode([N8N_BIN, "start"], { cwd: dir, env: n8nEnv(dir, port), logPath });
+    http = httpClient(`http://127.0.0.1:${port}`, 1);
     // ready once the workflow's webhook has answered 5 times in a row over a second: n8n registers it after start-up,
     // and was once seen to answer 404 for a while after its first answers
     const deadline = Date.now() + 120_000;
@@ -190,15 +197,13 @@ async function measureN8n(rep) {
       );
       answered = ok ? answered + 1 : 0;
       if (answered === 5) break;
-      if (child.exitCode !== null || Date.now() > deadline)
-        throw new Error(
-          `n8n did not serve the webhook: ${fs.readFileSync(path.join(dir, "n8n.log"), "utf8").slice(-1500)}`,
-        );
+      if (n8n.gone || Date.now() > deadline)
+        throw new Error(`n8n did not serve the webhook: ${fs.readFileSync(logPath, "utf8").slice(-1500)}`);
       await sleep(250);
     }
     const done = [];
     for (let i = 0; i < opts.warmup + opts.runs; i++) {
-      await sleep(20);
+      await sleep(20); // as Sluice's runs: each trigger after a 20 ms pause
       const t0 = performance.now();
       const res = await http.call("POST", "/webhook/chain", {});
       const t = performance.now() - t0;
@@ -208,14 +213,11 @@ async function measureN8n(rep) {
       if (!Array.isArray(rows) || rows.length !== expected || (expected === 16 && rows.some((r) => r.status !== "ok")))
         throw new Error(`n8n answered ${res.text.slice(0, 300)}`);
       if (i >= opts.warmup) done.push(t);
-      await sleep(20);
     }
     return { rep, median: median(done), all: done, load0, load1: loadavg() };
   } finally {
-    await http.close().catch(() => undefined);
-    child.kill("SIGTERM");
-    await Promise.race([exited, sleep(15_000)]);
-    if (child.exitCode === null) child.kill("SIGKILL");
+    await http?.close().catch(() => undefined);
+    await n8n?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -242,4 +244,4 @@ const p = n8n.map((r) => r.median);
 console.log(`  Sluice (POST → run.completed on /ws)          min/median/max ${mmm(s, 2, " ms")}`);
 console.log(`  n8n ${n8nVersion}, ${opts.variant} nodes (POST → webhook answer)  min/median/max ${mmm(p, 2, " ms")}`);
 console.log(`  n8n/Sluice (medians of the medians): ×${(median(p) / median(s)).toFixed(2)}`);
-console.log(`  reproduce: node bench/peer-n8n-chain-40.mjs --n8n ${opts.n8n} --variant ${opts.variant}`);
+console.log(`  reproduce: node bench/peer-n8n-chain-40.mjs ${process.argv.slice(2).join(" ") || `--n8n ${opts.n8n}`}`);

@@ -4,6 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import {
+  cpuProfArgs,
   createPgDatabase,
   eventCollector,
   httpClient,
@@ -50,12 +51,7 @@ export async function measureChain(mode, rep, bin, opts) {
   const pgdb = mode === "postgres" ? await createPgDatabase() : null;
   const db = pgdb ? pgdb.url : path.join(dir, "sluice.db");
   const load0 = loadavg();
-  const nodeArgs = [];
-  if (opts["cpu-prof"]) {
-    fs.mkdirSync(opts["cpu-prof"], { recursive: true });
-    nodeArgs.push("--cpu-prof", `--cpu-prof-dir=${path.resolve(opts["cpu-prof"])}`);
-  }
-  const server = await startServer({ dir, db, bin, nodeArgs });
+  const server = await startServer({ dir, db, bin, nodeArgs: cpuProfArgs(opts["cpu-prof"]) });
   const http = httpClient(server.url, 4);
   let events;
   try {

@@ -154,18 +154,12 @@ export async function startServer({ dir, db, serveArgs = [], nodeArgs = [], env 
   const port = await freePort();
   const args = [...nodeArgs, bin, "serve", "--host", "127.0.0.1", "--port", String(port), "--db", db, ...serveArgs];
   const logPath = path.join(dir, "server.log");
-  const log = fs.openSync(logPath, "a");
-  const child = spawn(process.execPath, args, {
-    cwd: dir,
-    stdio: ["ignore", log, log],
-    env: { ...process.env, ...env },
-  });
-  fs.closeSync(log);
-  const exited = new Promise((r) => child.once("exit", (code, signal) => r({ code, signal })));
+  const proc = spawnNode(args, { cwd: dir, env, logPath });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`sluice serve exited (${child.exitCode}); see ${logPath}`);
+    if (proc.gone)
+      throw new Error(`sluice serve exited (${proc.child.exitCode ?? proc.child.signalCode}); see ${logPath}`);
     try {
       const res = await fetch(`${url}/health`);
       if (res.ok) break;
@@ -177,18 +171,48 @@ export async function startServer({ dir, db, serveArgs = [], nodeArgs = [], env 
   }
   return {
     url,
-    pid: child.pid,
+    pid: proc.child.pid,
     logPath,
     command: `node ${args.map((a) => (a === bin ? path.relative(ROOT, bin) : a)).join(" ")}`,
     /** SIGTERM (graceful: the server flushes and closes; --cpu-prof writes its profile) and wait for the exit. */
+    stop: () => proc.stop(),
+  };
+}
+
+/**
+ * Spawns `node args` in `cwd` (environment: this process's, then `env`), its output appended to `logPath`. `gone`
+ * tells whether it has exited, by itself or by a signal; `stop()` sends SIGTERM, SIGKILL after `killAfterMs`, and
+ * resolves with how it exited.
+ */
+export function spawnNode(args, { cwd, env = {}, logPath, killAfterMs = 20_000 }) {
+  const log = fs.openSync(logPath, "a");
+  const child = spawn(process.execPath, args, { cwd, stdio: ["ignore", log, log], env: { ...process.env, ...env } });
+  fs.closeSync(log);
+  const exited = new Promise((r) => child.once("exit", (code, signal) => r({ code, signal })));
+  return {
+    child,
+    get gone() {
+      return child.exitCode !== null || child.signalCode !== null;
+    },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-      const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+      const timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
       const r = await exited;
       clearTimeout(timer);
       return r;
     },
   };
+}
+
+/** Node's options for a CPU profile written into `dir` (none without a `dir`), sampled every `intervalUs` if given. */
+export function cpuProfArgs(dir, intervalUs) {
+  if (!dir) return [];
+  fs.mkdirSync(dir, { recursive: true });
+  return [
+    "--cpu-prof",
+    ...(intervalUs ? [`--cpu-prof-interval=${intervalUs}`] : []),
+    `--cpu-prof-dir=${path.resolve(dir)}`,
+  ];
 }
 
 /** A keep-alive HTTP client (undici) for one server. */
