@@ -1,8 +1,8 @@
-import { afterAll, describe, expect, it } from "vitest";
-import { storeOf, type Sluice } from "../../src/index.js";
-import { createTestDatabase, testDialects, type TestDatabase } from "../../../../test-support/databases.js";
+import { describe, expect, it } from "vitest";
+import { storeOf } from "../../src/index.js";
+import { testDialects } from "../../../../test-support/databases.js";
 import { pollUntil } from "../../../../test-support/poll.js";
-import { createSlotHolder, createTestSluice } from "./test-sluice.js";
+import { createSlotHolder, startTestSluice } from "./test-sluice.js";
 
 const dialects = await testDialects();
 
@@ -12,18 +12,8 @@ const dialects = await testDialects();
  * run, and each time it skipped what the statement had just taken): a freed slot started the whole queue at once.
  */
 describe.each(dialects)("%s: runs executing at once", (dialect) => {
-  let db: TestDatabase | undefined;
-  let sluice: Sluice | undefined;
-  afterAll(async () => {
-    await sluice?.close();
-    await db?.drop();
-  });
-
   it("stay within max_concurrent_runs when a slot frees with runs waiting", async () => {
-    db = await createTestDatabase(dialect);
-    sluice = await createTestSluice(db, { maxConcurrentRuns: 2 });
-    await sluice.start();
-    const s = sluice;
+    const s = await startTestSluice(dialect, { maxConcurrentRuns: 2 });
     const blocking = await createSlotHolder(s);
     const runs = [];
     for (let i = 0; i < 8; i++) runs.push(await s.runs.trigger(blocking.id));

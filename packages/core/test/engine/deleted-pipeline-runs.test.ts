@@ -1,8 +1,8 @@
-import { afterAll, describe, expect, it } from "vitest";
-import { storeOf, type Sluice } from "../../src/index.js";
-import { createTestDatabase, testDialects, type TestDatabase } from "../../../../test-support/databases.js";
+import { describe, expect, it } from "vitest";
+import { storeOf } from "../../src/index.js";
+import { testDialects } from "../../../../test-support/databases.js";
 import { pollUntil } from "../../../../test-support/poll.js";
-import { createSlotHolder, createTestSluice, runEnded } from "./test-sluice.js";
+import { createSlotHolder, runEnded, startTestSluice } from "./test-sluice.js";
 
 const dialects = await testDialects();
 
@@ -13,18 +13,8 @@ const dialects = await testDialects();
  * helper's attack saw 222 runs of deleted pipelines execute for 20 s and hold every slot.
  */
 describe.each(dialects)("%s: runs waiting when their pipeline is deleted", (dialect) => {
-  let db: TestDatabase | undefined;
-  let sluice: Sluice | undefined;
-  afterAll(async () => {
-    await sluice?.close();
-    await db?.drop();
-  });
-
   it("fail with 'the pipeline was deleted' and execute nothing", async () => {
-    db = await createTestDatabase(dialect);
-    sluice = await createTestSluice(db, { maxConcurrentRuns: 1 });
-    await sluice.start();
-    const s = sluice;
+    const s = await startTestSluice(dialect, { maxConcurrentRuns: 1 });
     const blocking = await createSlotHolder(s, "holds the only slot until cancelled");
     const doomed = await s.pipelines.create({
       name: "deleted while its runs wait",

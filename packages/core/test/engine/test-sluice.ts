@@ -1,5 +1,7 @@
+import { onTestFinished } from "vitest";
 import { createSluice, isTerminalRunStatus, silentLogger, type Sluice, type SluiceOptions } from "../../src/index.js";
-import type { TestDatabase } from "../../../../test-support/databases.js";
+import type { DialectName } from "../../src/store/ports.js";
+import { createTestDatabase, type TestDatabase } from "../../../../test-support/databases.js";
 import { TEST_JWT_SECRET } from "../../../../test-support/secrets.js";
 import { pollUntil } from "../../../../test-support/poll.js";
 import { FIXTURE_NODE_TYPES } from "./fixture-node-types.js";
@@ -13,6 +15,24 @@ export const createTestSluice = (db: TestDatabase, options: SluiceOptions = {}):
     nodeTypes: FIXTURE_NODE_TYPES,
     ...options,
   });
+
+/**
+ * A started instance (createTestSluice) on a throw-away database of `dialect`: closed, and the database dropped, when
+ * the calling test finishes.
+ */
+export async function startTestSluice(dialect: DialectName, options: SluiceOptions = {}): Promise<Sluice> {
+  const db = await createTestDatabase(dialect);
+  const sluice = await createTestSluice(db, options).catch(async (e: unknown) => {
+    await db.drop();
+    throw e;
+  });
+  onTestFinished(async () => {
+    await sluice.close();
+    await db.drop();
+  });
+  await sluice.start();
+  return sluice;
+}
 
 /** A pipeline whose one `code` node holds its run's slot until the run is cancelled. */
 export const createSlotHolder = (sluice: Sluice, name = "holds its slot until cancelled") =>
