@@ -8,6 +8,7 @@ import * as m009 from "./009-change-notifications.js";
 import * as m010 from "./010-sqlite-pipeline-writes.js";
 import * as m011 from "./011-claim-order-index.js";
 import * as m012 from "./012-drop-status-created-index.js";
+import * as m013 from "./013-drop-created-index.js";
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -25,6 +26,7 @@ export const MIGRATIONS: readonly (readonly [name: string, migration: Migration]
   ["010-sqlite-pipeline-writes", m010],
   ["011-claim-order-index", m011],
   ["012-drop-status-created-index", m012],
+  ["013-drop-created-index", m013],
 ];
 
 /** Bundling-safe migration source (no directory scanning). */
