@@ -5,7 +5,9 @@
 // first node started_at − run created_at (server clock, ms resolution), the WebSocket-observed first node.started and
 // run.completed, both from just before the POST. Targets (the hot-path issue): trigger answered ≤ 1 ms median; the
 // 40-node chain ≤ 8 ms server-side and observed complete ≤ 12 ms after the trigger (median of 30 runs); first node
-// started ≤ 2 ms after the trigger.
+// started ≤ 2 ms after the trigger. On PostgreSQL it also reports the write-ahead log written per measured run, read
+// from `pg_current_wal_insert_lsn()` before and after them: what the database flushes to disk before it reports a
+// run's writes committed (the whole cluster's, so run it on an otherwise idle PostgreSQL).
 //
 // The pipeline (--shape):
 //   file       (default) `source_file` reading a 20-row CSV (cast: true) → 40 `transform` nodes in a chain, each with
@@ -70,6 +72,14 @@ function report(mode, results, label) {
       `  ${LABELS[k].padEnd(40)} median min/median/max ${mmm(meds, 2, " ms")}  (target ${TARGETS[k]}; all runs: min ${Math.min(...all).toFixed(2)} max ${Math.max(...all).toFixed(2)} ms)`,
     );
   }
+  if (results[0].walKiB !== null)
+    console.log(
+      `  ${"WAL written per run (whole cluster)".padEnd(40)} min/median/max ${mmm(
+        results.map((r) => r.walKiB),
+        0,
+        " KiB",
+      )}`,
+    );
 }
 
 await eachMode(opts, {

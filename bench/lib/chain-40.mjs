@@ -43,7 +43,8 @@ export function chainSpec(csv, shape = "file") {
 /**
  * One repetition on a fresh server and database (`mode`: sqlite | postgres; `bin`: another checkout's sluice):
  * `opts.warmup` runs, then `opts.runs` runs triggered one at a time, each after a 20 ms pause. Returns the medians
- * and every measured value (ms) of: health, trigger, serverSide, firstNode, wsFirstNode, wsDone.
+ * and every measured value (ms) of: health, trigger, serverSide, firstNode, wsFirstNode, wsDone; on PostgreSQL also
+ * `walKiB`, the write-ahead log written per measured run (by the whole cluster meanwhile: keep it otherwise idle).
  */
 export async function measureChain(mode, rep, bin, opts) {
   const dir = tmpDir("sluice-bench-http-chain-");
@@ -61,7 +62,9 @@ export async function measureChain(mode, rep, bin, opts) {
     events = await eventCollector(server.url, pipeline.id, http.token);
     const m = { health: [], trigger: [], serverSide: [], firstNode: [], wsFirstNode: [], wsDone: [] };
     const pause = () => new Promise((r) => setTimeout(r, 20)); // the run's batched writes go out; the server idles
+    let walStart = 0;
     for (let i = 0; i < opts.warmup + opts.runs; i++) {
+      if (pgdb && i === opts.warmup) walStart = await pgdb.walBytes();
       // the floor under the trigger's answer time: an HTTP round trip to an idle server, after the same pause
       const h0 = performance.now();
       await http.call("GET", "/health");
@@ -86,8 +89,10 @@ export async function measureChain(mode, rep, bin, opts) {
       m.wsDone.push(end.t - t0);
       await pause();
     }
+    // what PostgreSQL must flush before it reports a run's writes committed: the chain's final batch is most of it
+    const walKiB = pgdb ? ((await pgdb.walBytes()) - walStart) / opts.runs / 1024 : null;
     const medians = Object.fromEntries(Object.entries(m).map(([k, xs]) => [k, median(xs)]));
-    return { rep, medians, all: m, load0, load1: loadavg(), nodes: spec.nodes.length, command: server.command };
+    return { rep, medians, all: m, walKiB, load0, load1: loadavg(), nodes: spec.nodes.length, command: server.command };
   } finally {
     events?.close();
     await http.close().catch(() => undefined);

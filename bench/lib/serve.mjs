@@ -59,6 +59,20 @@ export async function createPgDatabase() {
   return {
     name,
     url: url.toString(),
+    /**
+     * Bytes of write-ahead log the whole cluster has written so far (`pg_current_wal_insert_lsn()`): the difference
+     * of two readings is what was written between them, by every database of the cluster.
+     */
+    async walBytes() {
+      const c = new pg.Client({ connectionString: PG_ADMIN_URL });
+      await c.connect();
+      try {
+        const { rows } = await c.query("select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::text as n");
+        return Number(rows[0].n);
+      } finally {
+        await c.end();
+      }
+    },
     async drop() {
       const c = new pg.Client({ connectionString: PG_ADMIN_URL });
       await c.connect();
