@@ -1,3 +1,4 @@
+import type { Knex } from "knex";
 import { afterAll, describe, expect, it } from "vitest";
 import { createKnexStore, type KnexStore } from "../../src/store/knex/create-knex-store.js";
 import { createTestDatabase, type TestDatabase } from "../../../../test-support/databases.js";
@@ -11,8 +12,8 @@ afterAll(async () => {
 
 /** The SQLite plans of the statements `fn` sends (captured as knex sends them, values included). */
 async function plansOf(s: KnexStore, fn: () => Promise<unknown>): Promise<string[]> {
-  const sent: { sql: string; bindings: readonly unknown[] }[] = [];
-  const listener = (q: { sql: string; bindings?: readonly unknown[] }) =>
+  const sent: { sql: string; bindings: readonly Knex.RawBinding[] }[] = [];
+  const listener = (q: { sql: string; bindings?: readonly Knex.RawBinding[] }) =>
     sent.push({ sql: q.sql, bindings: q.bindings ?? [] });
   s.knex.on("query", listener);
   try {
@@ -22,7 +23,7 @@ async function plansOf(s: KnexStore, fn: () => Promise<unknown>): Promise<string
   }
   const plans: string[] = [];
   for (const { sql, bindings } of sent.filter((q) => /^select/i.test(q.sql))) {
-    const rows = (await s.knex.raw(`explain query plan ${sql}`, bindings as unknown[])) as { detail: string }[];
+    const rows = (await s.knex.raw(`explain query plan ${sql}`, bindings)) as { detail: string }[];
     plans.push(rows.map((r) => r.detail).join("\n"));
   }
   return plans;
