@@ -16,10 +16,15 @@
 // $SLUICE_TEST_PG_URL, default postgres://postgres@127.0.0.1:5432/postgres, dropped afterwards).
 // Options: --db sqlite|postgres|both (sqlite) --pauses 1,20 --runs 300 --warmup 30 --reps 3 --nodes 1
 // --baseline DIR (another built checkout: each repetition runs its server too, and the report adds this/baseline)
+// On PostgreSQL each trigger is also paired with the database's own floor: a one-row INSERT committed by a bare `pg`
+// client (its own connection, the statement sent unnamed with a parameter, as knex sends the run's) into a table of
+// the same throw-away database, after the same pause. The trigger's answer waits for such a commit (its run must be
+// durable), so it cannot come sooner than that commit plus the HTTP floor.
 // --cpu-prof DIR (the server runs with --cpu-prof, sampling every 50 µs; summarise with bench/profile-summary.mjs DIR)
 import path from "node:path";
 import fs from "node:fs";
 import { performance } from "node:perf_hooks";
+import pg from "pg";
 import {
   ORDER_RULES,
   cpuProfArgs,
@@ -68,13 +73,27 @@ async function once(mode, rep, bin) {
   const load0 = loadavg();
   const server = await startServer({ dir, db, bin, nodeArgs: cpuProfArgs(opts["cpu-prof"], 50) });
   const http = httpClient(server.url, 1);
+  const floor = pgdb ? new pg.Client({ connectionString: pgdb.url }) : null;
   try {
+    if (floor) {
+      await floor.connect();
+      await floor.query("create table bench_commit_floor (id text primary key, body text not null)");
+    }
     const pipeline = await http.post("/api/pipelines", pipelineSpec());
     const medians = {};
+    let n = 0;
     for (const pause of PAUSES) {
       const health = [];
       const trigger = [];
+      const commit = [];
       for (let i = 0; i < opts.warmup + opts.runs; i++) {
+        let c = 0;
+        if (floor) {
+          await sleep(pause);
+          const c0 = performance.now();
+          await floor.query("insert into bench_commit_floor (id, body) values ($1, $2)", [`row ${n++}`, "{}"]);
+          c = performance.now() - c0;
+        }
         await sleep(pause);
         const h0 = performance.now();
         await http.call("GET", "/health");
@@ -86,13 +105,16 @@ async function once(mode, rep, bin) {
         if (i < opts.warmup) continue;
         health.push(h);
         trigger.push(t);
+        commit.push(c);
       }
       medians[`health ${pause}`] = median(health);
+      if (floor) medians[`commit ${pause}`] = median(commit);
       medians[`trigger ${pause}`] = median(trigger);
     }
     return { rep, medians, load0, load1: loadavg(), command: server.command };
   } finally {
     await http.close().catch(() => undefined);
+    await floor?.end().catch(() => undefined);
     await server.stop();
     if (pgdb) await pgdb.drop();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -101,9 +123,9 @@ async function once(mode, rep, bin) {
 
 const label = (key) => {
   const [what, pause] = key.split(" ");
-  return what === "health"
-    ? `GET /health after ${pause} ms (the HTTP floor)`
-    : `POST /run answered after ${pause} ms (target ≤ 1 ms)`;
+  if (what === "health") return `GET /health after ${pause} ms (the HTTP floor)`;
+  if (what === "commit") return `INSERT committed by bare pg after ${pause} ms`;
+  return `POST /run answered after ${pause} ms (target ≤ 1 ms)`;
 };
 
 function report(mode, results, prefix) {
