@@ -16,11 +16,11 @@
 // $SLUICE_TEST_PG_URL, default postgres://postgres@127.0.0.1:5432/postgres, dropped afterwards).
 // Options: --db sqlite|postgres|both (sqlite) --pauses 1,20 --runs 300 --warmup 30 --reps 3 --nodes 1
 // --baseline DIR (another built checkout: each repetition runs its server too, and the report adds this/baseline)
+// --cpu-prof DIR (the server runs with --cpu-prof, sampling every 50 µs; summarise with bench/profile-summary.mjs DIR)
 // On PostgreSQL each trigger is also paired with the database's own floor: a one-row INSERT committed by a bare `pg`
 // client (its own connection, the statement sent unnamed with a parameter, as knex sends the run's) into a table of
 // the same throw-away database, after the same pause. The trigger's answer waits for such a commit (its run must be
 // durable), so it cannot come sooner than that commit plus the HTTP floor.
-// --cpu-prof DIR (the server runs with --cpu-prof, sampling every 50 µs; summarise with bench/profile-summary.mjs DIR)
 import path from "node:path";
 import fs from "node:fs";
 import { performance } from "node:perf_hooks";
