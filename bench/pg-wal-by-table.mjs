@@ -16,7 +16,6 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import pg from "pg";
 import { chainSpec } from "./lib/chain-40.mjs";
 import {
   PG_ADMIN_URL,
@@ -27,6 +26,7 @@ import {
   median,
   mmm,
   parseArgs,
+  pgQuery,
   startServer,
   tmpDir,
   writeOrdersCsv,
@@ -35,21 +35,11 @@ import {
 const opts = parseArgs(process.argv.slice(2), { runs: 30, warmup: 5, reps: 3 });
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-async function query(url, sql, params = []) {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return (await c.query(sql, params)).rows;
-  } finally {
-    await c.end();
-  }
-}
-
 /** pg_waldump of the server's major version, the WAL directory and timeline; `why` where any is out of reach. */
 async function walDumpAccess() {
   let settings;
   try {
-    [settings] = await query(
+    [settings] = await pgQuery(
       PG_ADMIN_URL,
       `select current_setting('server_version_num') as version, current_setting('data_directory') as datadir,
               (select timeline_id from pg_control_checkpoint())::text as timeline,
@@ -76,7 +66,7 @@ async function walDumpAccess() {
 
 /** Where relation files belong in `url`'s database: file number → { table, part }. */
 async function relationFiles(url) {
-  const rows = await query(
+  const rows = await pgQuery(
     url,
     `with r as (select c.relfilenode, c.relkind, coalesce(i.indrelid, c.oid) as tbl
                   from pg_class c left join pg_index i on i.indexrelid = c.oid where c.relfilenode <> 0)
@@ -102,7 +92,7 @@ async function once(rep) {
     http = httpClient(server.url, 4);
     const pipeline = await http.post("/api/pipelines", chainSpec(csv));
     events = await eventCollector(server.url, pipeline.id);
-    const insertLsn = async () => (await query(PG_ADMIN_URL, "select pg_current_wal_insert_lsn()::text as l"))[0].l;
+    const insertLsn = async () => (await pgQuery(PG_ADMIN_URL, "select pg_current_wal_insert_lsn()::text as l"))[0].l;
     let start = null;
     for (let i = 0; i < opts.warmup + opts.runs; i++) {
       if (i === opts.warmup) start = await insertLsn();
@@ -115,14 +105,14 @@ async function once(rep) {
     // pg_waldump reads what is on disk: wait until the log is flushed up to `stop` (the WAL writer does it within
     // 200 ms even for records no commit flushed)
     for (let waited = 0; ; waited += 50) {
-      const [{ flushed }] = await query(PG_ADMIN_URL, `select pg_current_wal_flush_lsn() >= $1::pg_lsn as flushed`, [
+      const [{ flushed }] = await pgQuery(PG_ADMIN_URL, `select pg_current_wal_flush_lsn() >= $1::pg_lsn as flushed`, [
         stop,
       ]);
       if (flushed) break;
       if (waited > 5000) throw new Error(`the WAL was not flushed up to ${stop} within 5 s`);
       await sleep(50);
     }
-    const [{ dboid, length }] = await query(
+    const [{ dboid, length }] = await pgQuery(
       pgdb.url,
       `select oid::text as dboid, pg_wal_lsn_diff($2::pg_lsn, $1::pg_lsn)::text as length
          from pg_database where datname = current_database()`,

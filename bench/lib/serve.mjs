@@ -44,16 +44,21 @@ export async function freePort() {
   return port;
 }
 
+/** The rows of one statement on a connection of its own to `url` (closed after it). */
+export async function pgQuery(url, sql, params = []) {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query(sql, params)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
 /** A throw-away PostgreSQL database; `drop()` removes it. Throws when PostgreSQL is not reachable. */
 export async function createPgDatabase() {
   const name = `sluice_bench_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  try {
-    await admin.query(`create database ${name}`);
-  } finally {
-    await admin.end();
-  }
+  await pgQuery(PG_ADMIN_URL, `create database ${name}`);
   const url = new URL(PG_ADMIN_URL);
   url.pathname = `/${name}`;
   return {
@@ -64,23 +69,14 @@ export async function createPgDatabase() {
      * of two readings is what was written between them, by every database of the cluster.
      */
     async walBytes() {
-      const c = new pg.Client({ connectionString: PG_ADMIN_URL });
-      await c.connect();
-      try {
-        const { rows } = await c.query("select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::text as n");
-        return Number(rows[0].n);
-      } finally {
-        await c.end();
-      }
+      const [{ n }] = await pgQuery(
+        PG_ADMIN_URL,
+        "select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::text as n",
+      );
+      return Number(n);
     },
     async drop() {
-      const c = new pg.Client({ connectionString: PG_ADMIN_URL });
-      await c.connect();
-      try {
-        await c.query(`drop database if exists ${name} with (force)`);
-      } finally {
-        await c.end();
-      }
+      await pgQuery(PG_ADMIN_URL, `drop database if exists ${name} with (force)`);
     },
   };
 }
