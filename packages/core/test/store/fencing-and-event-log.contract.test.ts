@@ -293,4 +293,18 @@ describe.each(dialects)("%s fencing and the event log", (dialect) => {
     expect(await a.eventLog.prune(cut)).toBeGreaterThanOrEqual(30);
     expect((await a.eventLog.ofRun("pr-1", 0)).map((e) => e.seq)).toEqual([kept]);
   });
+
+  it(`${dialect}: pruning keeps every event when none is old, and deletes them all when all are`, async () => {
+    const seqs = await a.eventLog.append(Array.from({ length: 3 }, (_, i) => logEvent("pr-2", `event ${i}`)));
+    expect(await a.eventLog.prune("2000-01-01T00:00:00.000Z")).toBe(0);
+    expect((await a.eventLog.ofRun("pr-2", 0)).map((e) => e.seq)).toEqual(seqs);
+
+    const cut = new Date(Date.now() + 60 * 60 * 1000).toISOString();
+    expect(await a.eventLog.prune(cut)).toBeGreaterThanOrEqual(3);
+    expect(await a.eventLog.ofRun("pr-2", 0)).toEqual([]);
+    // the log numbers on from where it was: an event appended after the purge is kept, and a reader resumes there
+    const [next] = await a.eventLog.append([logEvent("pr-2", "after")]);
+    expect(next).toBeGreaterThan(seqs.at(-1)!);
+    expect((await b.eventLog.after(seqs.at(-1)!, "o-b", 10)).map((e) => e.seq)).toEqual([next]);
+  });
 });

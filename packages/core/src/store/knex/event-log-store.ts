@@ -94,20 +94,22 @@ export function createEventLogStore(knex: Knex, dialect: Dialect, target: string
     },
 
     async prune(beforeIso) {
-      // in ranges of the primary key, so no one statement holds the database for long (SQLite blocks while it runs)
-      const bounds = (await knex("run_events")
-        .min({ low: "seq" })
-        .max({ high: "seq" })
-        .where("created_at", "<", beforeIso)
-        .first()) as DbRow | undefined;
+      // events are appended in time order, so the old ones are those before the first that is not old: found along
+      // the primary key (no index on `created_at` to keep up to date with every event), reading just the old rows
+      const bounds = (await knex("run_events").min({ low: "seq" }).max({ high: "seq" }).first()) as DbRow | undefined;
       if (bounds?.low == null) return 0;
-      const high = toInt(bounds.high);
+      const kept = (await knex("run_events")
+        .select("seq")
+        .where("created_at", ">=", beforeIso)
+        .orderBy("seq")
+        .first()) as DbRow | undefined;
+      const end = kept ? toInt(kept.seq) : toInt(bounds.high) + 1;
+      // in ranges of the primary key, so no one statement holds the database for long (SQLite blocks while it runs)
       let deleted = 0;
-      for (let low = toInt(bounds.low); low <= high; low += PRUNE_CHUNK) {
+      for (let low = toInt(bounds.low); low < end; low += PRUNE_CHUNK) {
         deleted += await knex("run_events")
-          .where("created_at", "<", beforeIso)
           .where("seq", ">=", low)
-          .where("seq", "<", Math.min(low + PRUNE_CHUNK, high + 1))
+          .where("seq", "<", Math.min(low + PRUNE_CHUNK, end))
           .delete();
       }
       return deleted;
