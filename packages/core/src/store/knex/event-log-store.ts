@@ -94,22 +94,34 @@ export function createEventLogStore(knex: Knex, dialect: Dialect, target: string
     },
 
     async prune(beforeIso) {
-      // events are appended in time order, so the old ones are those before the first that is not old: found along
-      // the primary key (no index on `created_at` to keep up to date with every event), reading just the old rows
-      const bounds = (await knex("run_events").min({ low: "seq" }).max({ high: "seq" }).first()) as DbRow | undefined;
-      if (bounds?.low == null) return 0;
-      const kept = (await knex("run_events")
-        .select("seq")
-        .where("created_at", ">=", beforeIso)
-        .orderBy("seq")
-        .first()) as DbRow | undefined;
-      const end = kept ? toInt(kept.seq) : toInt(bounds.high) + 1;
+      // each end on its own: SQLite reads min and max asked together by scanning the whole log
+      const edge = async (order: "asc" | "desc") =>
+        (await knex("run_events").select("seq").orderBy("seq", order).first()) as DbRow | undefined;
+      const first = await edge("asc");
+      const last = await edge("desc");
+      if (!first || !last) return 0;
+      // the old events are those numbered before the first that is not old (the log is appended in time order): found
+      // by bisecting along the primary key, a point read each step, so no index on `created_at` has to be kept up to
+      // date with every event, and no plan can turn this into a scan of the log
+      let low = toInt(first.seq);
+      let end = toInt(last.seq) + 1;
+      while (low < end) {
+        const mid = Math.floor((low + end) / 2);
+        const next = (await knex("run_events")
+          .select("seq", "created_at")
+          .where("seq", ">=", mid)
+          .orderBy("seq")
+          .first()) as DbRow | undefined;
+        // none from `mid` on (pruned meanwhile), or one not old: nothing from `mid` on is deleted
+        if (!next || toStr(next.created_at) >= beforeIso) end = mid;
+        else low = toInt(next.seq) + 1;
+      }
       // in ranges of the primary key, so no one statement holds the database for long (SQLite blocks while it runs)
       let deleted = 0;
-      for (let low = toInt(bounds.low); low < end; low += PRUNE_CHUNK) {
+      for (let from = toInt(first.seq); from < end; from += PRUNE_CHUNK) {
         deleted += await knex("run_events")
-          .where("seq", ">=", low)
-          .where("seq", "<", Math.min(low + PRUNE_CHUNK, end))
+          .where("seq", ">=", from)
+          .where("seq", "<", Math.min(from + PRUNE_CHUNK, end))
           .delete();
       }
       return deleted;
