@@ -51,6 +51,7 @@ export class EventJournal {
   private readonly listeners = new Set<(e: StreamedEvent) => void>();
   private readonly unsubscribers: (() => void)[] = [];
   private pruning: NodeJS.Timeout | null = null;
+  private pruneRunning = false;
   /** Where other instances' events are read up to; set while the relay runs. */
   private cursor: EventLogCursor | null = null;
   private relay: Promise<Relay | null> | null = null;
@@ -197,7 +198,14 @@ export class EventJournal {
   }
 
   private async prune(): Promise<void> {
-    await this.deps.log.prune(new Date(Date.now() - EVENT_RETENTION_MS).toISOString());
+    // a prune slower than the interval (a large log) is not joined by the next one
+    if (this.pruneRunning) return;
+    this.pruneRunning = true;
+    try {
+      await this.deps.log.prune(new Date(Date.now() - EVENT_RETENTION_MS).toISOString());
+    } finally {
+      this.pruneRunning = false;
+    }
   }
 
   private every(ms: number, fn: () => unknown): NodeJS.Timeout {

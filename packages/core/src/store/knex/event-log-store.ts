@@ -94,35 +94,40 @@ export function createEventLogStore(knex: Knex, dialect: Dialect, target: string
     },
 
     async prune(beforeIso) {
+      // the first event from `seq` on (a point read of the primary key)
+      const from = async (seq: number) =>
+        (await knex("run_events").select("seq", "created_at").where("seq", ">=", seq).orderBy("seq").first()) as
+          DbRow | undefined;
       // each end on its own: SQLite reads min and max asked together by scanning the whole log
-      const edge = async (order: "asc" | "desc") =>
-        (await knex("run_events").select("seq").orderBy("seq", order).first()) as DbRow | undefined;
-      const first = await edge("asc");
-      const last = await edge("desc");
+      const first = await from(0);
+      const last = (await knex("run_events").select("seq").orderBy("seq", "desc").first()) as DbRow | undefined;
       if (!first || !last) return 0;
-      // the old events are those numbered before the first that is not old (the log is appended in time order): found
-      // by bisecting along the primary key, a point read each step, so no index on `created_at` has to be kept up to
-      // date with every event, and no plan can turn this into a scan of the log
+      // where the old events end: the log is appended nearly in time order, so bisecting along the primary key finds
+      // the first event that is not old in a few point reads, with no index on `created_at` to keep up to date with
+      // every event, and no plan that could turn this into a scan of the log
       let low = toInt(first.seq);
       let end = toInt(last.seq) + 1;
       while (low < end) {
         const mid = Math.floor((low + end) / 2);
-        const next = (await knex("run_events")
-          .select("seq", "created_at")
-          .where("seq", ">=", mid)
-          .orderBy("seq")
-          .first()) as DbRow | undefined;
+        const next = await from(mid);
         // none from `mid` on (pruned meanwhile), or one not old: nothing from `mid` on is deleted
         if (!next || toStr(next.created_at) >= beforeIso) end = mid;
         else low = toInt(next.seq) + 1;
       }
-      // in ranges of the primary key, so no one statement holds the database for long (SQLite blocks while it runs)
+      // in ranges of the primary key, so no one statement holds the database for long (SQLite blocks while it runs);
+      // still only old events: one stamped a moment before another but numbered after it (its batch waited for a
+      // lock), or an instance's clock behind the others', must not take a newer event with it. A gap in the numbers
+      // is jumped over, not walked through.
       let deleted = 0;
-      for (let from = toInt(first.seq); from < end; from += PRUNE_CHUNK) {
+      for (let seq: number | undefined = toInt(first.seq); seq !== undefined && seq < end;) {
+        const upTo = Math.min(seq + PRUNE_CHUNK, end);
         deleted += await knex("run_events")
-          .where("seq", ">=", from)
-          .where("seq", "<", Math.min(from + PRUNE_CHUNK, end))
+          .where("seq", ">=", seq)
+          .where("seq", "<", upTo)
+          .where("created_at", "<", beforeIso)
           .delete();
+        const next = upTo < end ? await from(upTo) : undefined;
+        seq = next ? toInt(next.seq) : undefined;
       }
       return deleted;
     },
