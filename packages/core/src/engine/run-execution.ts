@@ -27,6 +27,7 @@ import {
   RunLogBudget,
 } from "./run-log-budget.js";
 import { SecretScrubber } from "./secret-scrubber.js";
+import { storedPreview } from "./stored-preview.js";
 import { WriteBuffer, writeErrorText } from "./write-buffer.js";
 
 export const PREVIEW_ROWS = 50;
@@ -382,11 +383,11 @@ export class RunExecution {
         kind: "preview",
         // a preview is readable by viewers: a secret that reached the data (an API echoing its credentials) is masked,
         // and what people read is bounded (engine/shown-value.ts), row by row
-        data: {
-          node_id: id,
-          columns: this.scrubber.shown(output.columns),
-          rows: output.rows.slice(0, PREVIEW_ROWS).map((row) => this.scrubber.shown(row)),
-        },
+        data: storedPreview(
+          id,
+          this.scrubber.shown(output.columns),
+          output.rows.slice(0, PREVIEW_ROWS).map((row) => this.scrubber.shown(row)),
+        ),
       },
       this.options.claim,
     );

@@ -33,6 +33,7 @@ import {
 import type { NodeProfile } from "../engine/profile.js";
 import type { Store } from "../store/ports.js";
 import { parseInput } from "../validation.js";
+import { previewOf, type Preview, type StoredPreview } from "../engine/stored-preview.js";
 import type { InsightsService } from "./insights-service.js";
 
 export interface RunServiceDeps {
@@ -199,14 +200,11 @@ export class RunService {
   }
 
   /** `{node_id, columns, rows}` — the first 50 rows of the node's output. */
-  async preview(
-    runId: string,
-    nodeId: string,
-  ): Promise<{ node_id: string; columns: string[]; rows: Record<string, unknown>[] }> {
+  async preview(runId: string, nodeId: string): Promise<Preview> {
     await this.requireRun(runId);
     const data = await this.deps.store.runs.output(runId, nodeId, "preview");
     if (!data) throw new SluiceError("not_found", `no output of node '${nodeId}' in run '${runId}'`);
-    return data as { node_id: string; columns: string[]; rows: Record<string, unknown>[] };
+    return previewOf(data as StoredPreview);
   }
 
   /** Profile computed from the node's whole output. */
