@@ -1,41 +1,53 @@
+import type { NodePreview } from "../model/run.js";
 import { ownProperty, type Row } from "./dataset.js";
 
-/** A node's preview as the API shows it: the first rows of its output (`GET /runs/{id}/nodes/{node}/preview`). */
-export interface Preview {
-  node_id: string;
-  columns: string[];
-  rows: Row[];
-}
-
 /**
- * A preview as stored: where every row holds exactly the columns, in their order, each row is kept as the list of
- * its values (`values`), not as an object repeating every key; otherwise as the rows themselves (`rows`), as every
- * preview was stored before. A preview is written for every node of every run, and its keys were about half of it
- * (on PostgreSQL, previews and profiles were 42 % of what a run wrote to the log).
+ * A preview as stored: where every row is a plain object holding exactly the columns, in their order, each row is
+ * kept as the list of its values (`values`), not as an object repeating every key; otherwise as the rows themselves
+ * (`rows`), as every preview was stored before. A preview is written for every node of every run, and its keys were
+ * about half of it (on PostgreSQL, previews and profiles were 42 % of what a run wrote to the log).
  */
-export type StoredPreview = Preview | { node_id: string; columns: string[]; values: unknown[][] };
+export type StoredPreview = NodePreview | { node_id: string; columns: string[]; values: unknown[][] };
 
 /** The preview to store for `rows` (already shown: masked and bounded). */
 export function storedPreview(nodeId: string, columns: string[], rows: Row[]): StoredPreview {
   const values: unknown[][] = [];
   for (const row of rows) {
-    const keys = Object.keys(row);
-    if (keys.length !== columns.length || keys.some((key, i) => key !== columns[i])) {
-      return { node_id: nodeId, columns, rows };
-    }
-    const list = keys.map((key) => row[key]);
-    // JSON leaves an undefined value (or a function) out of an object but writes null in a list: kept as rows
-    if (list.some((v) => v === undefined || typeof v === "function" || typeof v === "symbol")) {
-      return { node_id: nodeId, columns, rows };
-    }
+    const list = valuesInOrder(row, columns);
+    if (!list) return { node_id: nodeId, columns, rows };
     values.push(list);
   }
   return { node_id: nodeId, columns, values };
 }
 
+/**
+ * The row's values in the order of `columns`, when its JSON as a list of them reads back as the same object: a plain
+ * object whose keys are the columns, in order, none of whose values JSON writes differently in a list than as a
+ * property. JSON leaves out of an object, but writes as null in a list, an undefined value, a function or a symbol;
+ * and a value's own `toJSON` is given its property's name, which in a list is the index (a Date's and a Buffer's
+ * ignore it). Null otherwise (a custom node type's row may be anything).
+ */
+function valuesInOrder(row: unknown, columns: readonly string[]): unknown[] | null {
+  if (typeof row !== "object" || row === null) return null;
+  const proto = Object.getPrototypeOf(row) as unknown;
+  if (proto !== Object.prototype && proto !== null) return null;
+  const keys = Object.keys(row);
+  if (keys.length !== columns.length || keys.some((key, i) => key !== columns[i])) return null;
+  const list = keys.map((key) => (row as Row)[key]);
+  return list.every(sameInList) ? list : null;
+}
+
+function sameInList(value: unknown): boolean {
+  if (value === undefined || typeof value === "function" || typeof value === "symbol" || typeof value === "bigint")
+    return false;
+  if (typeof value !== "object" || value === null) return true;
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  return toJSON === undefined || toJSON === Date.prototype.toJSON || toJSON === Buffer.prototype.toJSON;
+}
+
 /** The preview as shown, from either stored shape. */
-export function previewOf(stored: StoredPreview): Preview {
-  if (!("values" in stored)) return stored;
+export function previewOf(stored: StoredPreview): NodePreview {
+  if (typeof stored !== "object" || stored === null || !("values" in stored)) return stored;
   const { node_id, columns, values } = stored;
   return {
     node_id,

@@ -5,6 +5,7 @@ import { notFound, SluiceError } from "../errors.js";
 import type { SluiceEvents } from "../events.js";
 import { isTerminalRunStatus, type StreamedEvent } from "../model/event-types.js";
 import { newId } from "../ids.js";
+import { previewOf, type StoredPreview } from "../engine/stored-preview.js";
 import { DLQ_LIST_CHARS } from "../engine/dlq-payload.js";
 import { dryRunPipeline, type DryRunDeps } from "../engine/dry-run.js";
 import type { Executor } from "../engine/executor.js";
@@ -22,6 +23,7 @@ import {
   type DryRunNodeResult,
   type LogEntry,
   type LogLevel,
+  type NodePreview,
   type NodeRun,
   type Run,
   type RunAccepted,
@@ -33,7 +35,6 @@ import {
 import type { NodeProfile } from "../engine/profile.js";
 import type { Store } from "../store/ports.js";
 import { parseInput } from "../validation.js";
-import { previewOf, type Preview, type StoredPreview } from "../engine/stored-preview.js";
 import type { InsightsService } from "./insights-service.js";
 
 export interface RunServiceDeps {
@@ -200,7 +201,7 @@ export class RunService {
   }
 
   /** `{node_id, columns, rows}` — the first 50 rows of the node's output. */
-  async preview(runId: string, nodeId: string): Promise<Preview> {
+  async preview(runId: string, nodeId: string): Promise<NodePreview> {
     await this.requireRun(runId);
     const data = await this.deps.store.runs.output(runId, nodeId, "preview");
     if (!data) throw new SluiceError("not_found", `no output of node '${nodeId}' in run '${runId}'`);
