@@ -1,8 +1,8 @@
-import type { Knex } from "knex";
 import { afterAll, describe, expect, it } from "vitest";
 import { createKnexStore, type KnexStore } from "../../src/store/knex/create-knex-store.js";
 import { CLAIMED_AT_INSERT_EPOCH } from "../../src/store/ports.js";
 import { createTestDatabase, testDialects, type TestDatabase } from "../../../../test-support/databases.js";
+import { queriesSent } from "../../../../test-support/queries-sent.js";
 import { nodeRunRow, pendingRun, T0 } from "../../../../test-support/run-fixtures.js";
 import type { NodeRun } from "../../src/model/run.js";
 
@@ -27,18 +27,8 @@ async function open(dialect: (typeof dialects)[number]): Promise<KnexStore> {
 }
 
 /** The SELECTs `fn` sends, as knex sends them (values included). */
-async function selectsOf(store: KnexStore, fn: () => Promise<unknown>) {
-  const sent: { sql: string; bindings: readonly Knex.RawBinding[] }[] = [];
-  const listener = (q: { sql: string; bindings?: readonly Knex.RawBinding[] }) =>
-    sent.push({ sql: q.sql, bindings: q.bindings ?? [] });
-  store.knex.on("query", listener);
-  try {
-    await fn();
-  } finally {
-    store.knex.off("query", listener);
-  }
-  return sent.filter((q) => /^select/i.test(q.sql));
-}
+const selectsOf = async (store: KnexStore, fn: () => Promise<unknown>) =>
+  (await queriesSent(store.knex, fn)).filter((q) => /^select/i.test(q.sql));
 
 /*
  * Migration 014: every event appended keeps each index of `run_events` up to date, and the one on `created_at` served
@@ -81,16 +71,13 @@ describe.each(dialects)("%s: the event log's retention walks its numbers", (dial
     const store = await open(dialect);
     await store.knex("run_events").insert(eventRow(1, "gap", "2026-01-01T00:00:00.000Z"));
     await store.knex("run_events").insert(eventRow(50_000_001, "gap", "2026-01-01T00:00:01.000Z"));
-    const deletes: string[] = [];
-    const listener = (q: { sql: string }) => /^delete/i.test(q.sql) && deletes.push(q.sql);
-    store.knex.on("query", listener);
-    try {
-      expect(await store.eventLog.prune("2026-01-02T00:00:00.000Z")).toBe(2);
-    } finally {
-      store.knex.off("query", listener);
-    }
+    let deleted = 0;
+    const sent = await queriesSent(store.knex, async () => {
+      deleted = await store.eventLog.prune("2026-01-02T00:00:00.000Z");
+    });
+    expect(deleted).toBe(2);
     expect(await store.eventLog.ofRun("gap", 0)).toEqual([]);
-    expect(deletes.length).toBeLessThanOrEqual(2);
+    expect(sent.filter((q) => /^delete/i.test(q.sql)).length).toBeLessThanOrEqual(2);
   });
 });
 

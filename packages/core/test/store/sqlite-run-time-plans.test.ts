@@ -1,7 +1,7 @@
-import type { Knex } from "knex";
 import { afterAll, describe, expect, it } from "vitest";
 import { createKnexStore, type KnexStore } from "../../src/store/knex/create-knex-store.js";
 import { createTestDatabase, type TestDatabase } from "../../../../test-support/databases.js";
+import { queriesSent } from "../../../../test-support/queries-sent.js";
 
 let db: TestDatabase | undefined;
 let store: KnexStore | undefined;
@@ -10,17 +10,9 @@ afterAll(async () => {
   await db?.drop();
 });
 
-/** The SQLite plans of the statements `fn` sends (captured as knex sends them, values included). */
+/** The SQLite plans of the SELECTs `fn` sends (captured as knex sends them, values included). */
 async function plansOf(s: KnexStore, fn: () => Promise<unknown>): Promise<string[]> {
-  const sent: { sql: string; bindings: readonly Knex.RawBinding[] }[] = [];
-  const listener = (q: { sql: string; bindings?: readonly Knex.RawBinding[] }) =>
-    sent.push({ sql: q.sql, bindings: q.bindings ?? [] });
-  s.knex.on("query", listener);
-  try {
-    await fn();
-  } finally {
-    s.knex.off("query", listener);
-  }
+  const sent = await queriesSent(s.knex, fn);
   const plans: string[] = [];
   for (const { sql, bindings } of sent.filter((q) => /^select/i.test(q.sql))) {
     const rows = (await s.knex.raw(`explain query plan ${sql}`, bindings)) as { detail: string }[];
