@@ -5,7 +5,7 @@ import { ownProperty, type Row } from "./dataset.js";
  * A preview as stored: where every row is a plain object holding exactly the columns, in their order, each row is
  * kept as the list of its values (`values`), not as an object repeating every key; otherwise as the rows themselves
  * (`rows`), as every preview was stored before. A preview is written for every node of every run, and its keys were
- * about half of it (on PostgreSQL, previews and profiles were 42 % of what a run wrote to the log).
+ * about two fifths of it (on PostgreSQL, previews and profiles were 42 % of what a run wrote to the log).
  */
 export type StoredPreview = NodePreview | { node_id: string; columns: string[]; values: unknown[][] };
 
