@@ -30,11 +30,6 @@ async function open(dialect: (typeof dialects)[number]): Promise<KnexStore> {
 const selectsOf = async (store: KnexStore, fn: () => Promise<unknown>) =>
   (await queriesSent(store.knex, fn)).filter((q) => /^select/i.test(q.sql));
 
-/*
- * Migration 014: every event appended keeps each index of `run_events` up to date, and the one on `created_at` served
- * only the hourly retention, which now walks the primary key. On PostgreSQL `node_runs` keeps room on its pages, so
- * that the second write of a node run (its end, after the `pending` row of its run's start) is a heap-only update.
- */
 /** An event row as the log holds it, with the number and time given. */
 const eventRow = (seq: number, runId: string, createdAt: string) => ({
   seq,
@@ -52,6 +47,12 @@ const eventRow = (seq: number, runId: string, createdAt: string) => ({
   created_at: createdAt,
 });
 
+/*
+ * Migration 014: every event appended keeps each index of `run_events` up to date, and the one on `created_at` served
+ * only the retention (every minute, events older than an hour), which now bisects along the primary key and deletes
+ * only old events. On PostgreSQL `node_runs` keeps room on its pages, so that the later writes of a node run (as it
+ * starts and ends, after the `pending` row of its run's start) are mostly heap-only updates.
+ */
 describe.each(dialects)("%s: the event log's retention walks its numbers", (dialect) => {
   it("an event stamped before another but numbered after it (its batch waited for a lock) takes no newer one with it", async () => {
     const store = await open(dialect);
