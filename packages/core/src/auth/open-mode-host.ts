@@ -11,6 +11,14 @@ function hostnameOf(host: string): string | null {
   }
 }
 
+/** The last `Host` header seen and its host name: every request of one client names the server the same way. */
+let lastHost: { host: string; name: string | null } | null = null;
+
+function requestHostname(host: string): string | null {
+  if (lastHost?.host !== host) lastHost = { host, name: hostnameOf(host) };
+  return lastHost.name;
+}
+
 /**
  * DNS rebinding: while no user exists (open mode), whoever reaches the server is its administrator, and a web page
  * on any site can become "whoever" by pointing a name of its own (`rebind.evil.example`) at this server's address
@@ -27,7 +35,7 @@ export function openModeHostRefusal(
   allowed: readonly string[],
 ): string | null {
   if (principal.kind !== "anonymous" || !host) return null;
-  const name = hostnameOf(host);
+  const name = requestHostname(host);
   if (name !== null) {
     if (isIP(name) !== 0 || name === "localhost" || name.endsWith(".localhost") || !name.includes(".")) return null;
     // an allowed host may be given as an origin (`https://sluice.example`): its host name counts

@@ -27,12 +27,14 @@ export interface PipelinePlan {
 const PLANS = new WeakMap<NodeTypeRegistry, Map<string, PipelinePlan>>();
 const MAX_PLANS = 1000;
 
-/** The plan of a pipeline's current nodes and edges (looked up by a digest of them: a pipeline object may change). */
+/**
+ * The plan of a pipeline's current nodes and edges, looked up by a digest of the whole pipeline: any change to the
+ * nodes or edges makes a new plan, and a pipeline read from the store comes with its digest (cached-pipeline-store.ts).
+ */
 export function planOf(pipeline: Pick<Pipeline, "nodes" | "edges">, registry: NodeTypeRegistry): PipelinePlan {
   let plans = PLANS.get(registry);
   if (!plans) PLANS.set(registry, (plans = new Map()));
-  // a digest of everything the plan depends on, so any change to the nodes or edges makes a new plan
-  const key = contentDigest([pipeline.nodes, pipeline.edges]);
+  const key = contentDigest(pipeline);
   let plan = plans.get(key);
   if (!plan) {
     plan = makePlan(pipeline, registry);

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKnexStore, type KnexStore } from "../../src/store/knex/create-knex-store.js";
 import type { Pipeline } from "../../src/model/pipeline.js";
 import { newId } from "../../src/ids.js";
+import { contentDigest, jsonDigest } from "../../src/content-digest.js";
 import { createTestDatabase, testDialects, type TestDatabase } from "../../../../test-support/databases.js";
 
 /*
@@ -168,14 +169,18 @@ describe("pipelines kept in memory on SQLite", () => {
     await mine.pipelines.insert(p, note("created"));
     expect((await mine.pipelines.get(p.id))?.name).toBe("v1");
     const got = await mine.pipelines.get(p.id);
+    // it comes with its content's digest (what validation and plans are remembered by), computed once per entry
+    expect(contentDigest(got)).toBe(jsonDigest(JSON.stringify(got)));
     got!.name = "scribbled";
     got!.nodes.length = 0;
     const again = await mine.pipelines.get(p.id);
     expect(again?.name).toBe("v1");
     expect(again?.nodes).toHaveLength(1);
+    expect(contentDigest(again)).toBe(jsonDigest(JSON.stringify(again)));
     for (let i = 2; i <= 5; i++) {
       expect(await mine.pipelines.update({ ...p, name: `v${i}` }, note("renamed"))).toBe(true);
-      expect((await mine.pipelines.get(p.id))?.name).toBe(`v${i}`);
+      const renamed = await mine.pipelines.get(p.id);
+      expect([renamed?.name, contentDigest(renamed)]).toEqual([`v${i}`, jsonDigest(JSON.stringify(renamed))]);
     }
     expect(await mine.pipelines.delete(p.id)).toBe(true);
     expect(await mine.pipelines.get(p.id)).toBeNull();

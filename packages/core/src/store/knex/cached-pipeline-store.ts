@@ -1,3 +1,4 @@
+import { jsonDigest, withDigest } from "../../content-digest.js";
 import type { Pipeline } from "../../model/pipeline.js";
 import type { PipelineStore } from "../ports.js";
 
@@ -21,6 +22,8 @@ export interface PipelineChangeFeed {
 interface Entry {
   /** The pipeline as JSON: every caller gets its own copy (parsing it costs a third of `structuredClone`). */
   json: string;
+  /** Its `contentDigest`, handed out with every copy: what the run service and the engine key their memos by. */
+  digest: string;
   at: number;
 }
 
@@ -70,13 +73,16 @@ export async function cachedPipelineStore(
     delete: written(base.delete, (id) => id),
     async get(id) {
       const hit = live ? cache.get(id) : undefined;
-      if (hit && Date.now() - hit.at < MAX_AGE_MS) return JSON.parse(hit.json) as Pipeline;
+      if (hit && Date.now() - hit.at < MAX_AGE_MS) return withDigest(JSON.parse(hit.json) as Pipeline, hit.digest);
       const before = generation;
       const pipeline = await base.get(id);
       if (pipeline && live && before === generation) {
+        const json = JSON.stringify(pipeline);
+        const digest = jsonDigest(json);
         cache.delete(id);
-        cache.set(id, { json: JSON.stringify(pipeline), at: Date.now() });
+        cache.set(id, { json, digest, at: Date.now() });
         if (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value as string);
+        return withDigest(pipeline, digest);
       }
       return pipeline;
     },

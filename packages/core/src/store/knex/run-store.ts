@@ -7,6 +7,7 @@ import type { ClaimedRun, RunClaim, RunStateBatch, RunStore } from "../ports.js"
 import { ARRAY_INSERT_ROWS, insertRows } from "./array-rows.js";
 import { BatchStatements } from "./batch-statements.js";
 import { oneStatementBatch } from "./one-statement-batch.js";
+import { PgStatements, pgTemplate, type PgTemplate } from "./pg-statements.js";
 import {
   batchRows,
   EVENT_COLUMNS,
@@ -26,6 +27,10 @@ type DbRow = Record<string, unknown>;
 
 /** Selected with a claimed run: whether it has node runs of an earlier attempt. */
 export const ATTEMPTED = "exists (select 1 from node_runs where node_runs.run_id = runs.id) as attempted";
+
+/** The claim's prepared statement (PostgreSQL), and the markers its parameters are compiled with (pg-statements.ts). */
+const CLAIM_STATEMENT = "sluice_claim";
+const CLAIM_MARKERS = { owner: "\u0000claim owner", now: "\u0000claim now", limit: 2_147_483_001 } as const;
 
 export const RUN_COLUMNS = [
   "id",
@@ -186,6 +191,37 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
     return refused;
   }
 
+  /** What a claim sets: the run is `running`, owned by `owner` under a new epoch. */
+  const claimedFields = (owner: string, nowIso: string) => ({
+    status: "running",
+    owner,
+    epoch: knex.raw("epoch + 1"),
+    heartbeat_at: nowIso,
+    started_at: nowIso,
+    finished_at: null,
+    error: null,
+  });
+  /** The `limit` oldest pending runs' ids (PostgreSQL/MySQL: concurrent executors skip each other's locked rows). */
+  const oldestPending = (db: Knex | Knex.Transaction, limit: number) => {
+    const pick = db("runs")
+      .select("id")
+      .where({ status: "pending" })
+      .orderBy([{ column: "created_at" }, { column: "id" }])
+      .limit(limit);
+    return dialect.supportsSkipLocked ? pick.forUpdate().skipLocked() : pick;
+  };
+  /**
+   * The claim as one statement, where the dialect has one (`claimedBy`): one round trip, atomic (on SQLite a
+   * read-then-write transaction could not upgrade its lock).
+   */
+  const claimQuery = (owner: string, limit: number, nowIso: string) =>
+    dialect.claimedBy!(knex("runs"), oldestPending(knex, limit))
+      // knex's types take column names only; it puts a raw expression into RETURNING as it is
+      .update(claimedFields(owner, nowIso), [...RUN_COLUMNS, "epoch", knex.raw(ATTEMPTED)] as unknown as string[]);
+  /** PostgreSQL: the statements every run executes go to the driver, compiled once (pg-statements.ts). */
+  const direct = dialect.namedStatements ? new PgStatements(knex) : null;
+  let claimTemplate: PgTemplate<keyof typeof CLAIM_MARKERS> | null = null;
+
   return {
     async insert(runs) {
       await insertChunked(knex, "runs", runs.map(runToRow));
@@ -233,38 +269,19 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
     },
 
     async claimPending(owner, limit, nowIso) {
-      const claimed = {
-        status: "running",
-        owner,
-        epoch: knex.raw("epoch + 1"),
-        heartbeat_at: nowIso,
-        started_at: nowIso,
-        finished_at: null,
-        error: null,
-      };
-      const oldest = (db: Knex | Knex.Transaction) => {
-        const pick = db("runs")
-          .select("id")
-          .where({ status: "pending" })
-          .orderBy([{ column: "created_at" }, { column: "id" }])
-          .limit(limit);
-        // PostgreSQL/MySQL: concurrent executors skip each other's locked rows
-        return dialect.supportsSkipLocked ? pick.forUpdate().skipLocked() : pick;
-      };
-      if (dialect.claimedBy) {
-        // one statement, one round trip, atomic (on SQLite a read-then-write transaction could not upgrade its lock)
-        const picked = dialect.claimedBy(knex("runs"), oldest(knex));
-        const rows = (await picked
-          // knex's types take column names only; it puts a raw expression into RETURNING as it is
-          .update(claimed, [
-            ...RUN_COLUMNS,
-            "epoch",
-            knex.raw(ATTEMPTED),
-          ] as unknown as string[])) as unknown as DbRow[];
-        return claimedRuns(rows, owner);
+      if (direct) {
+        claimTemplate ??= pgTemplate(CLAIM_STATEMENT, CLAIM_MARKERS, (m) =>
+          claimQuery(String(m.owner), Number(m.limit), String(m.now)),
+        );
+        return claimedRuns(
+          await direct.rows(claimTemplate.statement, claimTemplate.values({ owner, limit, now: nowIso })),
+          owner,
+        );
       }
+      if (dialect.claimedBy) return claimedRuns((await claimQuery(owner, limit, nowIso)) as unknown as DbRow[], owner);
+      const claimed = claimedFields(owner, nowIso);
       return knex.transaction(async (trx) => {
-        const ids = ((await oldest(trx)) as DbRow[]).map((r) => toStr(r.id));
+        const ids = ((await oldestPending(trx, limit)) as DbRow[]).map((r) => toStr(r.id));
         if (ids.length === 0) return [];
         await trx("runs").whereIn("id", ids).where({ status: "pending" }).update(claimed);
         const rows = (await trx("runs")
@@ -347,6 +364,9 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
       if (runs.length + nodeRuns.length + logs.length + outputs.length + transitions.length + events.length === 0)
         return { moved: [], seqs: [], refused: [] };
       const claims = claimsOf(batch);
+      // PostgreSQL: the claim check, the writes and the ends' events in one prepared statement where they fit
+      const one = direct && dialect.arrayRows ? oneStatementBatch(knex, direct, batch, claims) : null;
+      if (one) return one();
       // nothing to fence (new runs, events of a claim): the writes are made once, and when they are one statement
       // they need no transaction, which saves two round trips
       const unfenced = claims.size === 0 ? batchWrites(batch) : null;
@@ -355,9 +375,6 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
         await unfenced.statements.run(knex);
         return { moved: unfenced.moved, seqs: unfenced.seqs, refused: [] };
       }
-      // PostgreSQL: the claim check, the writes and the ends' events in one statement where they fit
-      const one = dialect.arrayRows ? oneStatementBatch(knex, batch, claims) : null;
-      if (one) return one();
       return knex.transaction(async (trx) => {
         const refused = await refusedClaims(trx, claims);
         const { statements, moved, seqs, after } = unfenced ?? batchWrites(withoutRuns(batch, refused));

@@ -23,6 +23,11 @@ export interface Dialect {
   /** Whether a batch's rows go as one JSON parameter per statement (`jsonb_array_elements`: array-rows.ts). */
   readonly arrayRows: boolean;
   /**
+   * Whether the statements every run executes (the claim, a run-state batch in one statement) go to the driver as
+   * named prepared statements, compiled by knex once (PostgreSQL: pg-statements.ts) rather than on every call.
+   */
+  readonly namedStatements?: boolean;
+  /**
    * Wakes other processes when events are appended (PostgreSQL: NOTIFY from a trigger on `run_events`, delivered at
    * commit, migration 009); `listen` keeps a connection of its own, reconnecting by itself. Absent where the event
    * log is polled instead.

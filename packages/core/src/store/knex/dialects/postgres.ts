@@ -24,6 +24,7 @@ export const postgresDialect: Dialect = {
   supportsUpdateReturning: true,
   supportsWritableCte: true,
   arrayRows: true,
+  namedStatements: true,
   // the ids picked once, as an array. Given `id in (pick)`, the planner may join the pick in a nested loop and run it
   // again for every pending run; each time it skips the rows this very statement has just locked and updated and
   // picks the next ones, so a claim of 3 took every pending run (all 6 of a test). The picked rows are locked and
