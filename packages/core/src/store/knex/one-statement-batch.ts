@@ -21,8 +21,6 @@ import {
   runToRow,
 } from "./run-state-rows.js";
 
-type DbRow = Record<string, unknown>;
-
 /** Claimed runs, as the statement's JSON parameter reads them. */
 const CLAIMS = "jsonb_to_recordset(?::jsonb) as c(id text, owner text, epoch bigint)";
 
