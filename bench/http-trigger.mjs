@@ -19,7 +19,8 @@
 // --cpu-prof DIR (the server runs with --cpu-prof, sampling every 50 µs; summarise with bench/profile-summary.mjs DIR)
 // On PostgreSQL the database's own floor is measured too, after each pause's triggers, as many times and after the
 // same pause: a one-row INSERT committed by a bare `pg` client (its own connection, the statement sent unnamed with a
-// parameter, as knex sends the run's) into a table of the same throw-away database, while the server idles. The
+// parameter; the run's is a named prepared statement) into a table of the same throw-away database, while the server
+// idles. The
 // trigger's answer waits for such a commit (its run must be durable): with the HTTP floor it is roughly the least a
 // trigger can take. (Under the triggers' 1 ms pauses a run may still be writing; the floor has no such company.)
 import path from "node:path";
