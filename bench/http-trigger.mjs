@@ -20,9 +20,8 @@
 // On PostgreSQL the database's own floor is measured too, after each pause's triggers, as many times and after the
 // same pause: a one-row INSERT committed by a bare `pg` client (its own connection, the statement sent unnamed with a
 // parameter; the run's is a named prepared statement) into a table of the same throw-away database, while the server
-// idles. The
-// trigger's answer waits for such a commit (its run must be durable): with the HTTP floor it is roughly the least a
-// trigger can take. (Under the triggers' 1 ms pauses a run may still be writing; the floor has no such company.)
+// idles. The trigger's answer waits for such a commit (its run must be durable): with the HTTP floor it is roughly the
+// least a trigger can take. (Under the triggers' 1 ms pauses a run may still be writing; the floor has no such company.)
 import path from "node:path";
 import fs from "node:fs";
 import { performance } from "node:perf_hooks";
