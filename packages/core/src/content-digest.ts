@@ -1,12 +1,11 @@
 import { createHash } from "node:crypto";
 
-/** Digests already known, of values read from JSON that was digested (`withDigest`). */
+/** Digests handed out with values read from JSON that was digested (`withDigest`). */
 const KNOWN = new WeakMap<object, string>();
 
 /** A short key for a JSON-like value's whole content (SHA-256 of its JSON): equal content, equal key. */
 export function contentDigest(value: unknown): string {
-  const known = typeof value === "object" && value !== null ? KNOWN.get(value) : undefined;
-  return known ?? jsonDigest(JSON.stringify(value));
+  return jsonDigest(JSON.stringify(value));
 }
 
 /** `contentDigest` of the value `json` is the JSON of. */
@@ -15,10 +14,18 @@ export function jsonDigest(json: string): string {
 }
 
 /**
- * `value`, with its `contentDigest` known to be `digest` (a value just parsed from JSON whose digest was kept), so it
- * is not computed again. The value must not be changed afterwards: its digest would no longer be its content's.
+ * `value`, handed out with its digest `digest` (a value just parsed from JSON whose digest was kept), for `digestOf`.
+ * Whoever changes the value afterwards has a value whose content no longer matches that digest.
  */
 export function withDigest<T extends object>(value: T, digest: string): T {
   KNOWN.set(value, digest);
   return value;
+}
+
+/**
+ * The digest `value` was handed out with, else its `contentDigest`. Only for a value the caller has just been handed
+ * (a pipeline it read from the store this turn, before any code could change it); elsewhere use `contentDigest`.
+ */
+export function digestOf(value: object): string {
+  return KNOWN.get(value) ?? contentDigest(value);
 }

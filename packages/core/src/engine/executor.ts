@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import os from "node:os";
+import { digestOf } from "../content-digest.js";
 import type { Pipeline } from "../model/pipeline.js";
 import type { LogLevel, Run } from "../model/run.js";
 import {
@@ -301,10 +302,12 @@ export class Executor {
         });
         return;
       }
-      // a run never attempted before has no node runs to read back
+      // a run never attempted before has no node runs to read back; the pipeline was just read from the store (by
+      // the trigger that queued the run, or above), so its digest is the one the store handed out with it
       const execution = new RunExecution(this.deps, run, pipeline, {
         fresh: !run.attempted,
         claim: { owner: run.owner, epoch: run.epoch },
+        planKey: digestOf(pipeline),
       });
       entry.execution = execution;
       entry.pipeline = pipeline;

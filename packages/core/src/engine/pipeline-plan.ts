@@ -28,13 +28,18 @@ const PLANS = new WeakMap<NodeTypeRegistry, Map<string, PipelinePlan>>();
 const MAX_PLANS = 1000;
 
 /**
- * The plan of a pipeline's current nodes and edges, looked up by a digest of the whole pipeline: any change to the
- * nodes or edges makes a new plan, and a pipeline read from the store comes with its digest (cached-pipeline-store.ts).
+ * The plan of a pipeline's current nodes and edges, looked up by a digest: `key`, a digest of the whole pipeline as
+ * it is now where the caller has one (a pipeline it just read from the store: `digestOf`), else a digest of its nodes
+ * and edges, computed here, since a pipeline object may have changed. Either way, any change to the nodes or edges
+ * makes a new plan.
  */
-export function planOf(pipeline: Pick<Pipeline, "nodes" | "edges">, registry: NodeTypeRegistry): PipelinePlan {
+export function planOf(
+  pipeline: Pick<Pipeline, "nodes" | "edges">,
+  registry: NodeTypeRegistry,
+  key: string = contentDigest([pipeline.nodes, pipeline.edges]),
+): PipelinePlan {
   let plans = PLANS.get(registry);
   if (!plans) PLANS.set(registry, (plans = new Map()));
-  const key = contentDigest(pipeline);
   let plan = plans.get(key);
   if (!plan) {
     plan = makePlan(pipeline, registry);

@@ -104,12 +104,13 @@ export class RunExecution {
   /**
    * `fresh`: the run was just queued and never started, so it has no node runs to read back. `claim`: the executor's
    * claim of the run; every write is made under it, and refused once another instance has taken the run over.
+   * `planKey`: a digest of `pipeline` as it is (planOf), where the caller has one.
    */
   constructor(
     private readonly deps: RunExecutionDeps,
     private readonly run: Run,
     private readonly pipeline: Pipeline,
-    private readonly options: { fresh?: boolean; claim?: RunClaim } = {},
+    private readonly options: { fresh?: boolean; claim?: RunClaim; planKey?: string } = {},
   ) {
     this.buffer =
       deps.writes ??
@@ -119,7 +120,7 @@ export class RunExecution {
             `run ${run.id}: writing run state failed: ${writeErrorText(e, (text) => this.scrub(text))}`,
           ),
       });
-    this.plan = planOf(pipeline, deps.registry);
+    this.plan = planOf(pipeline, deps.registry, options.planKey);
   }
 
   /** Cancel: nodes already executing are aborted (and end `cancelled`), no new node starts. */

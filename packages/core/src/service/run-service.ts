@@ -1,4 +1,4 @@
-import { contentDigest } from "../content-digest.js";
+import { digestOf } from "../content-digest.js";
 import type { Clock } from "../clock.js";
 import { validatePipelineDefinition } from "../dag/validate-pipeline.js";
 import { notFound, SluiceError } from "../errors.js";
@@ -351,7 +351,8 @@ export class RunService {
    * definition, so any change is validated anew.
    */
   private validationErrors(pipeline: Pipeline): readonly string[] {
-    const key = contentDigest(pipeline);
+    // read from the store just now (runnablePipeline): the digest it came with is its content's
+    const key = digestOf(pipeline);
     let errors = this.validated.get(key);
     if (!errors) {
       errors = validatePipelineDefinition(pipeline, [], this.deps.registry).errors;

@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKnexStore, type KnexStore } from "../../src/store/knex/create-knex-store.js";
 import type { Pipeline } from "../../src/model/pipeline.js";
 import { newId } from "../../src/ids.js";
-import { contentDigest, jsonDigest } from "../../src/content-digest.js";
+import { contentDigest, digestOf } from "../../src/content-digest.js";
+import { planOf } from "../../src/engine/pipeline-plan.js";
+import { NODE_TYPE_REGISTRY } from "../../src/engine/nodes/index.js";
 import { createTestDatabase, testDialects, type TestDatabase } from "../../../../test-support/databases.js";
 
 /*
@@ -169,21 +171,33 @@ describe("pipelines kept in memory on SQLite", () => {
     await mine.pipelines.insert(p, note("created"));
     expect((await mine.pipelines.get(p.id))?.name).toBe("v1");
     const got = await mine.pipelines.get(p.id);
-    // it comes with its content's digest (what validation and plans are remembered by), computed once per entry
-    expect(contentDigest(got)).toBe(jsonDigest(JSON.stringify(got)));
+    // it comes with its content's digest (what a trigger's validation and plan are remembered by), computed once per
+    // entry
+    expect(digestOf(got!)).toBe(contentDigest(got));
     got!.name = "scribbled";
     got!.nodes.length = 0;
     const again = await mine.pipelines.get(p.id);
     expect(again?.name).toBe("v1");
     expect(again?.nodes).toHaveLength(1);
-    expect(contentDigest(again)).toBe(jsonDigest(JSON.stringify(again)));
+    expect(digestOf(again!)).toBe(contentDigest(again));
     for (let i = 2; i <= 5; i++) {
       expect(await mine.pipelines.update({ ...p, name: `v${i}` }, note("renamed"))).toBe(true);
       const renamed = await mine.pipelines.get(p.id);
-      expect([renamed?.name, contentDigest(renamed)]).toEqual([`v${i}`, jsonDigest(JSON.stringify(renamed))]);
+      expect([renamed?.name, digestOf(renamed!)]).toEqual([`v${i}`, contentDigest(renamed)]);
     }
     expect(await mine.pipelines.delete(p.id)).toBe(true);
     expect(await mine.pipelines.get(p.id)).toBeNull();
+  });
+
+  it("a copy its caller changed is planned as it is now, not as it was stored", async () => {
+    const p = pipeline("plan");
+    await mine.pipelines.insert(p, note("created"));
+    expect(planOf((await mine.pipelines.get(p.id))!, NODE_TYPE_REGISTRY).nodes.size).toBe(1);
+    const changed = (await mine.pipelines.get(p.id))!;
+    changed.nodes.push({ id: "m", type: "no_such_type", config: {} });
+    const plan = planOf(changed, NODE_TYPE_REGISTRY);
+    expect([...plan.nodes.keys()]).toEqual(["n", "m"]);
+    expect(plan.planned.get("m")).toEqual({ ok: false, error: "unknown node type 'no_such_type'" });
   });
 
   it("another connection's write to the file is seen within the feed's second", async () => {
