@@ -22,7 +22,8 @@ export function pgStatement(name: string, query: Knex.QueryBuilder | Knex.Raw): 
  * each one is built, compiled and run by knex's query runner again every time; here knex compiles it once, and
  * PostgreSQL plans it once per connection (`bench/pg-store-statements.mjs`: a claim at 0.64 times the CPU and 0.40
  * times the wall time). The connection comes from knex's pool and goes back to it, as knex's own queries do; the
- * statement runs outside any transaction, as its own.
+ * statement runs outside any transaction, as its own. knex's query events (and `DEBUG=knex:query`) do not see these
+ * statements, and their errors are node-postgres's own, without the statement's text in front.
  */
 export class PgStatements {
   constructor(private readonly knex: Knex) {}
