@@ -119,7 +119,9 @@ let compiledRunsInsert: PgStatement | null = null;
  * A run-state batch as one statement (PostgreSQL), prepared once per connection: the claim check, every write, and
  * the events announcing the ends of the runs that moved, in one round trip and the statement's own transaction. The
  * same batch otherwise costs five round trips (`BEGIN`, the claim check, the writes, the ends' events, `COMMIT`), and
- * while the event loop is busy running nodes, each waits for the loop to come back to it. The parts: PARTS.
+ * while the event loop is busy running nodes, each waits for the loop to come back to it. The parts: PARTS. A batch
+ * of new runs alone (a trigger while no run executes) is their insert only, `sluice_insert_runs`. Both statements go
+ * to node-postgres through `direct` (pg-statements.ts).
  *
  * Null when the batch does not fit one statement that way; it then goes as a transaction of several statements:
  * - more rows or bytes than one statement holds, or a value too long for `jsonb`;
@@ -150,7 +152,7 @@ export function oneStatementBatch(
   if (tables.some((t) => t.length > ARRAY_INSERT_ROWS || !fitsJsonParameter(t))) return null;
   if (tables.reduce((sum, t) => sum + stringBytes(t), 0) > STATEMENT_BYTES) return null;
 
-  if (claims.size === 0 && transitions.length === 0 && tables.every((t) => t === runs || t.length === 0)) {
+  if (claims.size === 0 && transitions.length === 0 && tables.slice(1).every((t) => t.length === 0)) {
     // runs just queued, alone (a trigger while no run executes): their insert, not every part of BATCH_SQL
     const values = [jsonRowsParameter(RUN_COLUMNS, runs)];
     return async () => {
