@@ -3,7 +3,8 @@
 // Per run: the trigger's answer time (POST /api/pipelines/{id}/run) and, for comparison, that of GET /health after the
 // same 20 ms pause (the HTTP round trip to an idle server on this machine), server-side finished_at − started_at,
 // first node started_at − run created_at (server clock, ms resolution), the WebSocket-observed first node.started and
-// run.completed, both from just before the POST. Targets (the hot-path issue): trigger answered ≤ 1 ms median; the
+// run.completed, both from just before the POST; and the server's CPU time per measured run (/proc; with its two GETs),
+// of its main thread (the event loop) and of all its threads (with V8's garbage-collection and compiler threads). Targets (the hot-path issue): trigger answered ≤ 1 ms median; the
 // 40-node chain ≤ 8 ms server-side and observed complete ≤ 12 ms after the trigger (median of 30 runs); first node
 // started ≤ 2 ms after the trigger. On PostgreSQL it also reports the write-ahead log written per measured run, read
 // from `pg_current_wal_insert_lsn()` before and after them: what the database flushes to disk before it reports a
@@ -63,7 +64,9 @@ function report(mode, results, label) {
     console.log(
       `  rep ${r.rep}: ${Object.entries(r.medians)
         .map(([k, v]) => `${k} ${v.toFixed(2)}`)
-        .join(", ")} ms; loadavg ${r.load0} → ${r.load1}`,
+        .join(
+          ", ",
+        )} ms; server CPU per run ${r.mainCpuMsPerRun.toFixed(1)} ms (main thread), ${r.cpuMsPerRun.toFixed(1)} ms (all); loadavg ${r.load0} → ${r.load1}`,
     );
   for (const k of Object.keys(LABELS)) {
     const meds = results.map((r) => r.medians[k]);
@@ -72,6 +75,17 @@ function report(mode, results, label) {
       `  ${LABELS[k].padEnd(40)} median min/median/max ${mmm(meds, 2, " ms")}  (target ${TARGETS[k]}; all runs: min ${Math.min(...all).toFixed(2)} max ${Math.max(...all).toFixed(2)} ms)`,
     );
   }
+  for (const [key, label] of [
+    ["mainCpuMsPerRun", "server CPU per run, main thread"],
+    ["cpuMsPerRun", "server CPU per run, all threads"],
+  ])
+    console.log(
+      `  ${label.padEnd(40)} min/median/max ${mmm(
+        results.map((r) => r[key]),
+        1,
+        " ms",
+      )}  (/proc, 10 ms ticks; the run, its trigger, GET /runs/{id}, GET /health)`,
+    );
   if (results[0].walKiB !== null)
     console.log(
       `  ${"WAL written per run (whole cluster)".padEnd(40)} min/median/max ${mmm(
@@ -90,6 +104,13 @@ await eachMode(opts, {
       const ratio = median(results.map((r) => r.medians[k])) / median(baseline.map((r) => r.medians[k]));
       return `${k} ×${ratio.toFixed(2)}`;
     });
+    for (const [key, name] of [
+      ["mainCpuMsPerRun", "server CPU per run (main thread)"],
+      ["cpuMsPerRun", "(all threads)"],
+    ]) {
+      const ratio = median(results.map((r) => r[key])) / median(baseline.map((r) => r[key]));
+      ratios.push(`${name} ×${ratio.toFixed(2)}`);
+    }
     console.log(`  this/baseline (medians of the medians): ${ratios.join(", ")}`);
   },
   after(mode, results) {

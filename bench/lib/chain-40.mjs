@@ -5,6 +5,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import {
   cpuProfArgs,
+  cpuSeconds,
   createPgDatabase,
   eventCollector,
   httpClient,
@@ -43,8 +44,11 @@ export function chainSpec(csv, shape = "file") {
 /**
  * One repetition on a fresh server and database (`mode`: sqlite | postgres; `bin`: another checkout's sluice):
  * `opts.warmup` runs, then `opts.runs` runs triggered one at a time, each after a 20 ms pause. Returns the medians
- * and every measured value (ms) of: health, trigger, serverSide, firstNode, wsFirstNode, wsDone; on PostgreSQL also
- * `walKiB`, the write-ahead log written per measured run (by the whole cluster meanwhile: keep it otherwise idle).
+ * and every measured value (ms) of: health, trigger, serverSide, firstNode, wsFirstNode, wsDone; `cpuMsPerRun` and
+ * `mainCpuMsPerRun`, the server's CPU time (user + system, /proc) per measured run with its GET /health and
+ * GET /runs/{id}, of all its threads and of its main thread (the event loop; less at the mercy of the machine's other
+ * load than the times are); on PostgreSQL also `walKiB`, the write-ahead log written per measured run (by the whole
+ * cluster meanwhile: keep it otherwise idle).
  */
 export async function measureChain(mode, rep, bin, opts) {
   const dir = tmpDir("sluice-bench-http-chain-");
@@ -63,8 +67,14 @@ export async function measureChain(mode, rep, bin, opts) {
     const m = { health: [], trigger: [], serverSide: [], firstNode: [], wsFirstNode: [], wsDone: [] };
     const pause = () => new Promise((r) => setTimeout(r, 20)); // the run's batched writes go out; the server idles
     let walStart = 0;
+    let cpuStart = 0;
+    let mainCpuStart = 0;
     for (let i = 0; i < opts.warmup + opts.runs; i++) {
-      if (pgdb && i === opts.warmup) walStart = await pgdb.walBytes();
+      if (i === opts.warmup) {
+        if (pgdb) walStart = await pgdb.walBytes();
+        cpuStart = cpuSeconds([server.pid]);
+        mainCpuStart = cpuSeconds([server.pid], { mainThread: true });
+      }
       // the floor under the trigger's answer time: an HTTP round trip to an idle server, after the same pause
       const h0 = performance.now();
       await http.call("GET", "/health");
@@ -89,10 +99,23 @@ export async function measureChain(mode, rep, bin, opts) {
       m.wsDone.push(end.t - t0);
       await pause();
     }
+    const cpuMsPerRun = ((cpuSeconds([server.pid]) - cpuStart) * 1000) / opts.runs;
+    const mainCpuMsPerRun = ((cpuSeconds([server.pid], { mainThread: true }) - mainCpuStart) * 1000) / opts.runs;
     // what PostgreSQL must flush before it reports a run's writes committed: the chain's final batch is most of it
     const walKiB = pgdb ? ((await pgdb.walBytes()) - walStart) / opts.runs / 1024 : null;
     const medians = Object.fromEntries(Object.entries(m).map(([k, xs]) => [k, median(xs)]));
-    return { rep, medians, all: m, walKiB, load0, load1: loadavg(), nodes: spec.nodes.length, command: server.command };
+    return {
+      rep,
+      medians,
+      all: m,
+      cpuMsPerRun,
+      mainCpuMsPerRun,
+      walKiB,
+      load0,
+      load1: loadavg(),
+      nodes: spec.nodes.length,
+      command: server.command,
+    };
   } finally {
     events?.close();
     await http.close().catch(() => undefined);

@@ -81,12 +81,17 @@ export async function createPgDatabase() {
   };
 }
 
-/** CPU seconds (user + system) used so far by the processes `pids`. */
-export function cpuSeconds(pids) {
+/**
+ * CPU seconds (user + system) used so far by the processes `pids` (every thread), or with `{ mainThread: true }` by
+ * their main threads only: a Node process's event loop, without V8's garbage-collection and compiler threads, the
+ * thread pool and Sluice's SQLite checkpoint thread.
+ */
+export function cpuSeconds(pids, { mainThread = false } = {}) {
   let ticks = 0;
   for (const pid of pids) {
     try {
-      const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+      const stat = mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`;
+      const fields = fs.readFileSync(stat, "utf8").split(") ")[1].split(" ");
       ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
     } catch {
       /* the process ended */

@@ -137,6 +137,48 @@ describe("transform", () => {
     expect(small).toEqual({ columns: ["id"], rows: [{ id: 1 }, { id: 2 }] });
   });
 
+  it("leaves the rows it was given as they were, whichever rules write after which", async () => {
+    const writers = [
+      { type: "cast", column: "amount", to: "float" },
+      { type: "add_column", name: "gross", expression: "amount * 2" },
+      { type: "fill_null", column: "note", value: "-" },
+      { type: "replace", column: "region", values: { eu: "Europe" } },
+      { type: "replace", column: "name", search: "b", replacement: "B" },
+      { type: "apply_function", column: "name", function: "upper" },
+    ];
+    const sequences = [
+      writers,
+      [{ type: "filter", expression: "id > 1" }, ...writers], // rows passed on as given, then written
+      [{ type: "sort", columns: "id", descending: true }, ...writers, ...writers],
+      [{ type: "replace", column: "region", values: { us: "USA" } }, ...writers], // some rows copied, some not
+    ];
+    const before = structuredClone(input.rows);
+    for (const rules of sequences) {
+      const out = await run(rules);
+      expect(input.rows, JSON.stringify(rules)).toEqual(before);
+      for (const row of out.rows) expect(input.rows).not.toContain(row);
+    }
+    const out = await run(writers);
+    expect(out.rows.map((r) => [r.name, r.amount, r.gross, r.region, r.note])).toEqual([
+      [" ADA ", 10.5, 21, "Europe", "-"],
+      ["BOB", 3, 6, "us", "x"],
+      ["BOB", 3, 6, "us", "x"],
+      ["CY", 7.25, 14.5, "Europe", "-"],
+    ]);
+  });
+
+  it("a column computed from the row itself holds the row as it was before that rule, with no cycle", async () => {
+    const out = await run([
+      { type: "cast", column: "amount", to: "float" }, // the node's own copies from here on
+      { type: "add_column", name: "before", expression: "row" },
+      { type: "add_column", name: "list", expression: "[row.id, row]" },
+    ]);
+    const first = out.rows[0]!;
+    expect(first.before).toEqual({ id: 1, name: " ada ", amount: 10.5, region: "eu", note: null });
+    expect((first.list as unknown[])[1]).toEqual({ ...(first.before as object), before: first.before });
+    expect(() => JSON.stringify(out.rows)).not.toThrow();
+  });
+
   it("never evaluates JavaScript: constructor escapes are rejected as invalid expressions", async () => {
     await expect(
       run([{ type: "add_column", name: "x", expression: 'constructor.constructor("return process")()' }]),
