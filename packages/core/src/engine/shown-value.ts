@@ -103,10 +103,10 @@ function holdsSecret(view: ArrayBufferView, mask: TextMask): boolean {
 /** `text` masked, then cut to `limit` characters (or what is left of the budget), saying how long it was. */
 function shownText(text: string, limit: number, budget: Budget, mask: TextMask | undefined, key: boolean): string {
   const allowed = Math.max(0, Math.min(limit, budget.left));
-  const masked = (s: string) => (!mask ? s : key ? mask.scrubKey(s) : mask.scrub(s));
   if (text.length <= allowed) {
     budget.left -= text.length;
-    return masked(text);
+    // no closure for this: it is called for every key and text value of every preview row
+    return !mask ? text : key ? mask.scrubKey(text) : mask.scrub(text);
   }
   budget.left -= allowed;
   const start = mask ? mask.maskedPrefix(text, allowed) : text.slice(0, allowed);

@@ -58,7 +58,14 @@ export function runFromRow(row: DbRow): Run {
   };
 }
 
-/** The runs a claim by `owner` returned (their claim columns included), in claim order: oldest first, then by id. */
+/** Code-point order, as the claim's `order by` puts these fixed-format ISO times and ids (no locale: see claimedRuns). */
+const byCodePoints = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The runs a claim by `owner` returned (their claim columns included), in claim order: oldest first, then by id.
+ * Compared by code points, not `localeCompare`: a process's first `localeCompare` loads ICU's collator, 9 ms on the
+ * server's thread at its first claim.
+ */
 export function claimedRuns(rows: DbRow[], owner: string): ClaimedRun[] {
   return rows
     .map((row): ClaimedRun => ({
@@ -67,7 +74,7 @@ export function claimedRuns(rows: DbRow[], owner: string): ClaimedRun[] {
       epoch: toInt(row.epoch),
       attempted: toBool(row.attempted),
     }))
-    .sort((x, y) => x.created_at.localeCompare(y.created_at) || x.id.localeCompare(y.id));
+    .sort((x, y) => byCodePoints(x.created_at, y.created_at) || byCodePoints(x.id, y.id));
 }
 
 export function nodeRunFromRow(row: DbRow): NodeRun {

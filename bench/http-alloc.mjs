@@ -1,0 +1,155 @@
+// Memory allocated per run, as a user drives the server: a real `sluice serve` (spawned, built packages — run
+// `npm run build` first), the 40-node chain of `http-chain-40.mjs` (`source_file` + 40 real `transform` nodes, or
+// --shape transform: the transforms alone) triggered one run at a time over HTTP and followed on the WebSocket. The
+// server runs with bench/lib/alloc-sampler.mjs loaded (V8's sampling heap profiler, counting objects already freed),
+// which samples from the first measured run to the last. Reported: bytes allocated per run (a sampled estimate, one
+// sample per 4 KiB on average), and the functions that allocated most, for this checkout's last repetition.
+//
+// Why: what a run allocates is what the garbage collector must sweep, on the server's thread and on V8's helper
+// threads, and unlike the time figures it hardly depends on what else the machine does meanwhile, so a change of a
+// few per cent in it can be seen in one run of this script where the latency benches cannot (docs/performance.md).
+// Each repetition uses a fresh server and database (SQLite file in a temp dir; a throw-away PostgreSQL database on
+// $SLUICE_TEST_PG_URL, default postgres://postgres@127.0.0.1:5432/postgres, dropped afterwards).
+// Options: --db sqlite|postgres|both (sqlite) --shape file|transform --runs 100 --warmup 40 --reps 3 --top 12
+// --baseline DIR (another built checkout: each repetition runs its server too, and the report adds this/baseline)
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chainSpec } from "./lib/chain-40.mjs";
+import {
+  createPgDatabase,
+  eachMode,
+  eventCollector,
+  httpClient,
+  loadavg,
+  median,
+  mmm,
+  parseArgs,
+  startServer,
+  tmpDir,
+  writeOrdersCsv,
+} from "./lib/serve.mjs";
+
+const SAMPLER = path.join(path.dirname(fileURLToPath(import.meta.url)), "lib", "alloc-sampler.mjs");
+
+const opts = parseArgs(process.argv.slice(2), {
+  db: "sqlite",
+  shape: "file",
+  runs: 100,
+  warmup: 40,
+  reps: 3,
+  top: 12,
+  baseline: "",
+});
+
+/** Self bytes of every sampled allocation site (function, file:line) of a sampling heap profile, and their sum. */
+function allocationSites(profile) {
+  const sites = new Map();
+  let total = 0;
+  const walk = (node) => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const file = url.replace(/^file:\/\//, "").replace(/^.*node_modules\//, "");
+    const site = `${functionName || "(anonymous)"} ${path.isAbsolute(file) ? path.relative(process.cwd(), file) : file}:${lineNumber + 1}`;
+    sites.set(site, (sites.get(site) ?? 0) + node.selfSize);
+    total += node.selfSize;
+    for (const child of node.children) walk(child);
+  };
+  walk(profile.head);
+  return { total, sites };
+}
+
+async function waitForFile(file, ms = 10_000) {
+  const deadline = Date.now() + ms;
+  while (!fs.existsSync(file) || fs.statSync(file).size === 0) {
+    if (Date.now() > deadline) throw new Error(`the server wrote no allocation profile to ${file}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  // written in one call; a second look makes sure the write is over
+  await new Promise((r) => setTimeout(r, 100));
+}
+
+async function once(mode, rep, bin) {
+  const dir = tmpDir("sluice-bench-http-alloc-");
+  const csv = writeOrdersCsv(dir);
+  const pgdb = mode === "postgres" ? await createPgDatabase() : null;
+  const db = pgdb ? pgdb.url : path.join(dir, "sluice.db");
+  const out = path.join(dir, "alloc.heapprofile");
+  const load0 = loadavg();
+  const server = await startServer({
+    dir,
+    db,
+    bin,
+    nodeArgs: ["--import", SAMPLER],
+    env: { SLUICE_BENCH_ALLOC_OUT: out },
+  });
+  const http = httpClient(server.url, 4);
+  let events;
+  try {
+    const spec = chainSpec(csv, opts.shape);
+    const pipeline = await http.post("/api/pipelines", spec);
+    events = await eventCollector(server.url, pipeline.id, null);
+    for (let i = 0; i < opts.warmup + opts.runs; i++) {
+      if (i === opts.warmup) process.kill(server.pid, "SIGUSR2"); // handled before the trigger below is read
+      const res = await http.call("POST", `/api/pipelines/${pipeline.id}/run`, { params: {} });
+      const { id } = res.json();
+      const end = await events.waitForRun(id);
+      if (end.type !== "run.completed") throw new Error(`run ${id} ended ${end.type}: ${end.error}`);
+    }
+    // the last run's batched writes and events are out once run.completed has been sent
+    process.kill(server.pid, "SIGUSR2");
+    await waitForFile(out);
+    const profile = JSON.parse(fs.readFileSync(out, "utf8"));
+    if (profile.error) throw new Error(`allocation sampling failed: ${profile.error}`);
+    const { total, sites } = allocationSites(profile);
+    return {
+      rep,
+      kibPerRun: total / opts.runs / 1024,
+      sites,
+      load0,
+      load1: loadavg(),
+      nodes: spec.nodes.length,
+      command: server.command,
+    };
+  } finally {
+    events?.close();
+    await http.close().catch(() => undefined);
+    await server.stop();
+    if (pgdb) await pgdb.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function report(mode, results, label) {
+  console.log(
+    `\n${label}${mode}: chain of ${results[0].nodes} nodes, ${opts.runs} runs one at a time after ${opts.warmup} unmeasured, ${results.length} fresh servers`,
+  );
+  for (const r of results)
+    console.log(`  rep ${r.rep}: ${r.kibPerRun.toFixed(0)} KiB allocated per run; loadavg ${r.load0} → ${r.load1}`);
+  console.log(
+    `  allocated per run (sampled)   min/median/max ${mmm(
+      results.map((r) => r.kibPerRun),
+      0,
+      " KiB",
+    )}`,
+  );
+  const last = results.at(-1);
+  console.log(`  most allocated, rep ${last.rep} (KiB per run):`);
+  for (const [site, bytes] of [...last.sites].sort((a, b) => b[1] - a[1]).slice(0, opts.top))
+    console.log(`    ${(bytes / opts.runs / 1024).toFixed(1).padStart(7)}  ${site}`);
+}
+
+const flags = process.argv.slice(2).filter((a, i, all) => !(a === "--db" || all[i - 1] === "--db"));
+await eachMode(opts, {
+  once,
+  report,
+  compare(mode, results, baseline) {
+    const ratio = median(results.map((r) => r.kibPerRun)) / median(baseline.map((r) => r.kibPerRun));
+    console.log(`  this/baseline (medians): allocated per run ×${ratio.toFixed(2)}`);
+  },
+  after(mode, results) {
+    console.log(
+      `  server started as: ${results[0].command.replace(/--port \d+/, "--port <free>").replace(/--db \S+/, mode === "sqlite" ? "--db <tmp>/sluice.db" : "--db postgres://postgres@127.0.0.1:5432/<throw-away>")}`,
+    );
+    console.log(`  reproduce: node bench/http-alloc.mjs --db ${mode}${flags.length ? " " + flags.join(" ") : ""}`);
+  },
+});
