@@ -58,7 +58,7 @@ export function runFromRow(row: DbRow): Run {
   };
 }
 
-/** Code-point order, as the claim's `order by` puts these fixed-format ISO times and ids (no locale: see claimedRuns). */
+/** Code-point order, as the claim orders these fixed-format ISO times and ids (no locale: see claimedRuns). */
 const byCodePoints = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
