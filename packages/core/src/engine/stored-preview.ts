@@ -32,9 +32,16 @@ function valuesInOrder(row: unknown, columns: readonly string[]): unknown[] | nu
   const proto = Object.getPrototypeOf(row) as unknown;
   if (proto !== Object.prototype && proto !== null) return null;
   const keys = Object.keys(row);
-  if (keys.length !== columns.length || keys.some((key, i) => key !== columns[i])) return null;
-  const list = keys.map((key) => (row as Row)[key]);
-  return list.every(sameInList) ? list : null;
+  if (keys.length !== columns.length) return null;
+  // a loop, not some/map/every with closures: this runs for every preview row of every node
+  const list: unknown[] = new Array(keys.length);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const value = (row as Row)[key];
+    if (key !== columns[i] || !sameInList(value)) return null;
+    list[i] = value;
+  }
+  return list;
 }
 
 function sameInList(value: unknown): boolean {
