@@ -1,6 +1,7 @@
 // Memory allocated per run, as a user drives the server: a real `sluice serve` (spawned, built packages — run
 // `npm run build` first), the 40-node chain of `http-chain-40.mjs` (`source_file` + 40 real `transform` nodes, or
-// --shape transform: the transforms alone) triggered one run at a time over HTTP and followed on the WebSocket. The
+// --shape transform: the transforms alone), or --shape single: the one `transform` of `http-throughput.mjs`, triggered
+// one run at a time over HTTP and followed on the WebSocket. The
 // server runs with bench/lib/alloc-sampler.mjs loaded (V8's sampling heap profiler, counting objects already freed),
 // which samples from the first measured run to the last. Reported: bytes allocated per run (a sampled estimate, one
 // sample per 4 KiB on average), and the functions that allocated most, for this checkout's last repetition.
@@ -17,6 +18,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chainSpec } from "./lib/chain-40.mjs";
 import {
+  ORDER_RULES,
   createPgDatabase,
   eachMode,
   eventCollector,
@@ -41,6 +43,16 @@ const opts = parseArgs(process.argv.slice(2), {
   top: 12,
   baseline: "",
 });
+
+/** The pipeline of --shape: the chain (`file`, `transform`), or `single`, the throughput benchmark's one transform. */
+const specOf = (csv, shape) =>
+  shape === "single"
+    ? {
+        name: "bench single transform",
+        nodes: [{ id: "clean", type: "transform", config: { rules: ORDER_RULES } }],
+        edges: [],
+      }
+    : chainSpec(csv, shape);
 
 /** Self bytes of every sampled allocation site (function, file:line) of a sampling heap profile, and their sum. */
 function allocationSites(profile) {
@@ -85,7 +97,7 @@ async function once(mode, rep, bin) {
   const http = httpClient(server.url, 4);
   let events;
   try {
-    const spec = chainSpec(csv, opts.shape);
+    const spec = specOf(csv, opts.shape);
     const pipeline = await http.post("/api/pipelines", spec);
     events = await eventCollector(server.url, pipeline.id, null);
     for (let i = 0; i < opts.warmup + opts.runs; i++) {
@@ -121,7 +133,7 @@ async function once(mode, rep, bin) {
 
 function report(mode, results, label) {
   console.log(
-    `\n${label}${mode}: chain of ${results[0].nodes} nodes, ${opts.runs} runs one at a time after ${opts.warmup} unmeasured, ${results.length} fresh servers`,
+    `\n${label}${mode}: ${opts.shape === "single" ? "one transform" : `chain of ${results[0].nodes} nodes`}, ${opts.runs} runs one at a time after ${opts.warmup} unmeasured, ${results.length} fresh servers`,
   );
   for (const r of results)
     console.log(`  rep ${r.rep}: ${r.kibPerRun.toFixed(0)} KiB allocated per run; loadavg ${r.load0} → ${r.load1}`);

@@ -13,28 +13,14 @@ export type Prepare = (sql: string) => Statement;
  * can be open on it, and `fn` runs synchronously to the end, so nothing interleaves with it either.
  */
 export class SqliteStatements {
-  private readonly prepared = new WeakMap<BetterSqlite3.Database, Map<string, Statement>>();
+  private readonly connections = new WeakMap<BetterSqlite3.Database, Connection>();
 
   constructor(private readonly knex: Knex) {}
 
   async use<T>(fn: (prepare: Prepare, db: BetterSqlite3.Database) => T): Promise<T> {
     const db = (await this.knex.client.acquireConnection()) as BetterSqlite3.Database;
     try {
-      let statements = this.prepared.get(db);
-      if (!statements) {
-        statements = new Map();
-        this.prepared.set(db, statements);
-      }
-      const cache = statements;
-      const prepare: Prepare = (sql) => {
-        let statement = cache.get(sql);
-        if (!statement) {
-          statement = db.prepare(sql);
-          cache.set(sql, statement);
-        }
-        return statement;
-      };
-      return fn(prepare, db);
+      return fn(this.connectionOf(db).prepare, db);
     } finally {
       await this.knex.client.releaseConnection(db);
     }
@@ -42,6 +28,35 @@ export class SqliteStatements {
 
   /** `fn` in one transaction (committed when it returns, rolled back when it throws). */
   transaction<T>(fn: (prepare: Prepare) => T): Promise<T> {
-    return this.use((prepare, db) => db.transaction(() => fn(prepare))());
+    return this.use((prepare, db) => this.connectionOf(db).inTransaction(() => fn(prepare)));
   }
+
+  /** What is kept per connection, made at its first use. */
+  private connectionOf(db: BetterSqlite3.Database): Connection {
+    let connection = this.connections.get(db);
+    if (!connection) {
+      const statements = new Map<string, Statement>();
+      const prepare: Prepare = (sql) => {
+        let statement = statements.get(sql);
+        if (!statement) {
+          statement = db.prepare(sql);
+          statements.set(sql, statement);
+        }
+        return statement;
+      };
+      // one transaction function for every batch: better-sqlite3 builds four wrappers and their properties for each
+      // `db.transaction(…)`, which was done anew for every batch
+      const inTransaction = db.transaction((work: () => unknown) => work());
+      connection = { prepare, inTransaction: inTransaction as Connection["inTransaction"] };
+      this.connections.set(db, connection);
+    }
+    return connection;
+  }
+}
+
+/** A connection's prepared statements and its transaction function. */
+interface Connection {
+  readonly prepare: Prepare;
+  /** Runs `work` in a transaction (a savepoint inside one already open), as `db.transaction(work)()` does. */
+  readonly inTransaction: <T>(work: () => T) => T;
 }
