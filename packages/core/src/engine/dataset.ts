@@ -27,7 +27,8 @@ export function ownProperty(out: Record<string, unknown>, key: string, value: un
  */
 export function copyRow(row: Row): Row {
   const out: Row = {};
-  for (const k of Object.keys(row)) ownProperty(out, k, row[k]);
+  // for…in with an own-key check lists what Object.keys lists, in its order, without an array per row
+  for (const k in row) if (Object.hasOwn(row, k)) ownProperty(out, k, row[k]);
   return out;
 }
 

@@ -80,15 +80,17 @@ function show(value: unknown, budget: Budget, depth: number, mask: TextMask | un
     return out;
   }
   const record = value as Record<string, unknown>;
-  const keys = Object.keys(record);
   const out: Record<string, unknown> = {};
-  for (let i = 0; i < keys.length; i++) {
-    if (i >= SHOWN_ITEMS || budget.left <= 0) {
-      ownProperty(out, "…", `${count(keys.length)} keys`);
+  // for…in with an own-key check visits what Object.keys lists, in its order, without an array per row
+  let shown = 0;
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue;
+    if (shown >= SHOWN_ITEMS || budget.left <= 0) {
+      ownProperty(out, "…", `${count(Object.keys(record).length)} keys`);
       break;
     }
     budget.left--;
-    const key = keys[i]!;
+    shown++;
     ownProperty(out, shownText(key, SHOWN_KEY_CHARS, budget, mask, true), show(record[key], budget, depth + 1, mask));
   }
   return out;

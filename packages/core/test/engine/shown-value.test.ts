@@ -89,6 +89,18 @@ describe("shownValue: what previews, dry runs, profiles and DLQ payloads show of
     expect(new SecretScrubber().shown(row)).toEqual(row);
   });
 
+  it("shows a row's own keys only, in their order, not those its prototype lends it (a polluted prototype)", () => {
+    const row = Object.assign(Object.create({ lent: "by the prototype" }) as object, { b: 1, a: "x", 2: "two" });
+    expect(Object.keys(shownValue(row) as object)).toEqual(["2", "b", "a"]);
+    expect(shownValue(row)).toEqual({ 2: "two", b: 1, a: "x" });
+    // a wide row is cut after SHOWN_ITEMS of its own keys, and says how many it had
+    const wide = Object.create({ lent: 1 }) as Record<string, number>;
+    for (let i = 0; i < SHOWN_ITEMS + 5; i++) wide[`k${i}`] = i;
+    const shown = shownValue(wide) as Record<string, unknown>;
+    expect(Object.keys(shown)).toHaveLength(SHOWN_ITEMS + 1);
+    expect(shown["…"]).toBe(`${(SHOWN_ITEMS + 5).toLocaleString("en-US")} keys`);
+  });
+
   it("keeps a __proto__ column as data", () => {
     const row = JSON.parse(`{"__proto__": "${"z".repeat(SHOWN_TEXT_CHARS + 1)}", "b": 1}`) as object;
     const shown = shownValue(row) as Record<string, unknown>;

@@ -177,7 +177,7 @@ export function applyRule(
         columns: columns.filter((c) => !drop.has(c)),
         rows: rows.map((r) => {
           const out: Row = {};
-          for (const k of Object.keys(r)) if (!drop.has(k)) ownProperty(out, k, r[k]);
+          for (const k in r) if (Object.hasOwn(r, k) && !drop.has(k)) ownProperty(out, k, r[k]);
           return out;
         }),
       };

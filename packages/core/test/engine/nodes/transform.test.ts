@@ -179,6 +179,21 @@ describe("transform", () => {
     expect(() => JSON.stringify(out.rows)).not.toThrow();
   });
 
+  it("copies and keeps a row's own keys only, not those its prototype lends it (a polluted prototype)", async () => {
+    const row = Object.assign(Object.create({ lent: "by the prototype" }) as object, { id: "1", keep: "x", gone: 2 });
+    const { ctx } = nodeContext("transform");
+    for (const rules of [
+      [{ type: "cast", column: "id", to: "int" }],
+      [{ type: "add_column", name: "n", expression: "1" }],
+      [{ type: "drop", columns: ["gone"] }],
+    ]) {
+      const config = transformConfig.parse({ rules });
+      const out = (await transformNode.run(ctx, config, [{ columns: ["id", "keep", "gone"], rows: [row] }])).output;
+      expect(Object.hasOwn(out.rows[0]!, "lent"), JSON.stringify(rules)).toBe(false);
+      expect(Object.getPrototypeOf(out.rows[0]), JSON.stringify(rules)).toBe(Object.prototype);
+    }
+  });
+
   it("never evaluates JavaScript: constructor escapes are rejected as invalid expressions", async () => {
     await expect(
       run([{ type: "add_column", name: "x", expression: 'constructor.constructor("return process")()' }]),
