@@ -1,17 +1,18 @@
 // Memory allocated per run, as a user drives the server: a real `sluice serve` (spawned, built packages — run
-// `npm run build` first), the 40-node chain of `http-chain-40.mjs` (`source_file` + 40 real `transform` nodes, or
-// --shape transform: the transforms alone), or --shape single: the one `transform` of `http-throughput.mjs`, triggered
-// one run at a time over HTTP and followed on the WebSocket. The
-// server runs with bench/lib/alloc-sampler.mjs loaded (V8's sampling heap profiler, counting objects already freed),
-// which samples from the first measured run to the last. Reported: bytes allocated per run (a sampled estimate, one
-// sample per 4 KiB on average), and the functions that allocated most, for this checkout's last repetition.
+// `npm run build` first) running one pipeline (--shape): `file`, the 40-node chain of `http-chain-40.mjs`
+// (`source_file` + 40 real `transform` nodes); `transform`, its 40 transforms alone; or `single`, the one `transform`
+// of `http-throughput.mjs`. Runs are triggered one at a time over HTTP and followed on the WebSocket. The server runs
+// with bench/lib/alloc-sampler.mjs loaded (V8's sampling heap profiler, counting objects already freed), which samples
+// from the first measured run to the last. Reported: bytes allocated per run (a sampled estimate, one sample per 4 KiB
+// on average), and the functions that allocated most, for this checkout's last repetition.
 //
 // Why: what a run allocates is what the garbage collector must sweep, on the server's thread and on V8's helper
 // threads, and unlike the time figures it hardly depends on what else the machine does meanwhile, so a change of a
 // few per cent in it can be seen in one run of this script where the latency benches cannot (docs/performance.md).
 // Each repetition uses a fresh server and database (SQLite file in a temp dir; a throw-away PostgreSQL database on
 // $SLUICE_TEST_PG_URL, default postgres://postgres@127.0.0.1:5432/postgres, dropped afterwards).
-// Options: --db sqlite|postgres|both (sqlite) --shape file|transform --runs 100 --warmup 40 --reps 3 --top 12
+// Options: --db sqlite|postgres|both (sqlite) --shape file|transform|single (file) --runs 100 --warmup 40 --reps 3
+// --top 12
 // --baseline DIR (another built checkout: each repetition runs its server too, and the report adds this/baseline)
 import fs from "node:fs";
 import path from "node:path";
@@ -70,14 +71,13 @@ function allocationSites(profile) {
   return { total, sites };
 }
 
+/** Waits until `file` exists and is not empty (the sampler writes each file in one call). */
 async function waitForFile(file, ms = 10_000) {
   const deadline = Date.now() + ms;
   while (!fs.existsSync(file) || fs.statSync(file).size === 0) {
-    if (Date.now() > deadline) throw new Error(`the server wrote no allocation profile to ${file}`);
-    await new Promise((r) => setTimeout(r, 50));
+    if (Date.now() > deadline) throw new Error(`the allocation sampler wrote no ${path.basename(file)}`);
+    await new Promise((r) => setTimeout(r, 20));
   }
-  // written in one call; a second look makes sure the write is over
-  await new Promise((r) => setTimeout(r, 100));
 }
 
 async function once(mode, rep, bin) {
@@ -101,7 +101,10 @@ async function once(mode, rep, bin) {
     const pipeline = await http.post("/api/pipelines", spec);
     events = await eventCollector(server.url, pipeline.id, null);
     for (let i = 0; i < opts.warmup + opts.runs; i++) {
-      if (i === opts.warmup) process.kill(server.pid, "SIGUSR2"); // handled before the trigger below is read
+      if (i === opts.warmup) {
+        process.kill(server.pid, "SIGUSR2");
+        await waitForFile(`${out}.started`); // the sampler says it samples before the first measured run is sent
+      }
       const res = await http.call("POST", `/api/pipelines/${pipeline.id}/run`, { params: {} });
       const { id } = res.json();
       const end = await events.waitForRun(id);

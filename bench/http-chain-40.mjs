@@ -4,9 +4,9 @@
 // same 20 ms pause (the HTTP round trip to an idle server on this machine), server-side finished_at − started_at,
 // first node started_at − run created_at (server clock, ms resolution), the WebSocket-observed first node.started and
 // run.completed, both from just before the POST; and the server's CPU time per measured run (/proc; with its two GETs),
-// of its main thread (the event loop) and of all its threads (with V8's garbage-collection and compiler threads). Targets (the hot-path issue): trigger answered ≤ 1 ms median; the
-// 40-node chain ≤ 8 ms server-side and observed complete ≤ 12 ms after the trigger (median of 30 runs); first node
-// started ≤ 2 ms after the trigger. On PostgreSQL it also reports the write-ahead log written per measured run, read
+// of its main thread (the event loop) and of all its threads (with V8's garbage-collection and compiler threads).
+// Targets (the hot-path issue): trigger answered ≤ 1 ms median; the 40-node chain ≤ 8 ms server-side and observed
+// complete ≤ 12 ms after the trigger (median of 30 runs); first node started ≤ 2 ms after the trigger. On PostgreSQL it also reports the write-ahead log written per measured run, read
 // from `pg_current_wal_insert_lsn()` before and after them: what the database flushes to disk before it reports a
 // run's writes committed (the whole cluster's, so run it on an otherwise idle PostgreSQL).
 //

@@ -1,7 +1,8 @@
 // Loaded into a `sluice serve` by bench/http-alloc.mjs (`node --import bench/lib/alloc-sampler.mjs …`): V8's sampling
 // heap profiler, with objects the garbage collector has already freed kept in the profile, so that it counts what the
-// server allocated, not what is still alive. The first SIGUSR2 starts sampling; the second stops it and writes the
-// profile to $SLUICE_BENCH_ALLOC_OUT. Only the main thread samples (the SQLite checkpoint thread loads this too).
+// server allocated, not what is still alive. The first SIGUSR2 starts sampling and, once it does, writes
+// "$SLUICE_BENCH_ALLOC_OUT.started"; the second stops it and writes the profile to $SLUICE_BENCH_ALLOC_OUT (or
+// `{"error": …}` there). Only the main thread samples (the SQLite checkpoint thread loads this too).
 // Not product code: nothing in the server refers to it.
 import fs from "node:fs";
 import inspector from "node:inspector";
@@ -19,16 +20,28 @@ if (isMainThread && process.env.SLUICE_BENCH_ALLOC_OUT) {
   process.on("SIGUSR2", () => {
     if (!sampling) {
       sampling = true;
-      session.post("HeapProfiler.startSampling", {
-        samplingInterval: SAMPLING_INTERVAL_BYTES,
-        includeObjectsCollectedByMajorGC: true,
-        includeObjectsCollectedByMinorGC: true,
-      });
+      session.post(
+        "HeapProfiler.startSampling",
+        {
+          samplingInterval: SAMPLING_INTERVAL_BYTES,
+          includeObjectsCollectedByMajorGC: true,
+          includeObjectsCollectedByMinorGC: true,
+        },
+        (error) => {
+          if (error) fs.writeFileSync(out, JSON.stringify({ error: error.message })); // small: one write
+          fs.writeFileSync(`${out}.started`, error ? "failed" : "sampling");
+        },
+      );
       return;
     }
     sampling = false;
     session.post("HeapProfiler.stopSampling", (error, result) => {
-      fs.writeFileSync(out, error ? JSON.stringify({ error: error.message }) : JSON.stringify(result.profile));
+      // written aside, then renamed: the benchmark reads the file as soon as it appears
+      fs.writeFileSync(
+        `${out}.partial`,
+        error ? JSON.stringify({ error: error.message }) : JSON.stringify(result.profile),
+      );
+      fs.renameSync(`${out}.partial`, out);
     });
   });
 }

@@ -17,18 +17,22 @@ export class SqliteStatements {
 
   constructor(private readonly knex: Knex) {}
 
-  async use<T>(fn: (prepare: Prepare, db: BetterSqlite3.Database) => T): Promise<T> {
-    const db = (await this.knex.client.acquireConnection()) as BetterSqlite3.Database;
-    try {
-      return fn(this.connectionOf(db).prepare, db);
-    } finally {
-      await this.knex.client.releaseConnection(db);
-    }
+  use<T>(fn: (prepare: Prepare, db: BetterSqlite3.Database) => T): Promise<T> {
+    return this.withConnection((connection, db) => fn(connection.prepare, db));
   }
 
   /** `fn` in one transaction (committed when it returns, rolled back when it throws). */
   transaction<T>(fn: (prepare: Prepare) => T): Promise<T> {
-    return this.use((prepare, db) => this.connectionOf(db).inTransaction(() => fn(prepare)));
+    return this.withConnection((connection) => connection.runInTransaction(() => fn(connection.prepare)));
+  }
+
+  private async withConnection<T>(fn: (connection: Connection, db: BetterSqlite3.Database) => T): Promise<T> {
+    const db = (await this.knex.client.acquireConnection()) as BetterSqlite3.Database;
+    try {
+      return fn(this.connectionOf(db), db);
+    } finally {
+      await this.knex.client.releaseConnection(db);
+    }
   }
 
   /** What is kept per connection, made at its first use. */
@@ -46,8 +50,8 @@ export class SqliteStatements {
       };
       // one transaction function for every batch: better-sqlite3 builds four wrappers and their properties for each
       // `db.transaction(…)`, which was done anew for every batch
-      const inTransaction = db.transaction((work: () => unknown) => work());
-      connection = { prepare, inTransaction: inTransaction as Connection["inTransaction"] };
+      const runInTransaction = db.transaction((work: () => unknown) => work());
+      connection = { prepare, runInTransaction: runInTransaction as Connection["runInTransaction"] };
       this.connections.set(db, connection);
     }
     return connection;
@@ -58,5 +62,5 @@ export class SqliteStatements {
 interface Connection {
   readonly prepare: Prepare;
   /** Runs `work` in a transaction (a savepoint inside one already open), as `db.transaction(work)()` does. */
-  readonly inTransaction: <T>(work: () => T) => T;
+  readonly runInTransaction: <T>(work: () => T) => T;
 }
