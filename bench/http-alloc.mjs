@@ -17,21 +17,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { chainSpec } from "./lib/chain-40.mjs";
-import {
-  ORDER_RULES,
-  createPgDatabase,
-  eachMode,
-  eventCollector,
-  httpClient,
-  loadavg,
-  median,
-  mmm,
-  parseArgs,
-  startServer,
-  tmpDir,
-  writeOrdersCsv,
-} from "./lib/serve.mjs";
+import { chainSpec, withPipelineServer } from "./lib/chain-40.mjs";
+import { ORDER_RULES, eachMode, loadavg, median, mmm, parseArgs, tmpDir } from "./lib/serve.mjs";
 
 const SAMPLER = path.join(path.dirname(fileURLToPath(import.meta.url)), "lib", "alloc-sampler.mjs");
 
@@ -81,56 +68,44 @@ async function waitForFile(file, ms = 10_000) {
 }
 
 async function once(mode, rep, bin) {
-  const dir = tmpDir("sluice-bench-http-alloc-");
-  const csv = writeOrdersCsv(dir);
-  const pgdb = mode === "postgres" ? await createPgDatabase() : null;
-  const db = pgdb ? pgdb.url : path.join(dir, "sluice.db");
-  const out = path.join(dir, "alloc.heapprofile");
   const load0 = loadavg();
-  const server = await startServer({
-    dir,
-    db,
-    bin,
-    nodeArgs: ["--import", SAMPLER],
-    env: { SLUICE_BENCH_ALLOC_OUT: out },
-  });
-  const http = httpClient(server.url, 4);
-  let events;
+  const out = path.join(tmpDir("sluice-bench-http-alloc-"), "alloc.heapprofile");
+  const serverOptions = { mode, bin, nodeArgs: ["--import", SAMPLER], env: { SLUICE_BENCH_ALLOC_OUT: out } };
   try {
-    const spec = specOf(csv, opts.shape);
-    const pipeline = await http.post("/api/pipelines", spec);
-    events = await eventCollector(server.url, pipeline.id, null);
-    for (let i = 0; i < opts.warmup + opts.runs; i++) {
-      if (i === opts.warmup) {
+    return await withPipelineServer(
+      serverOptions,
+      (csv) => specOf(csv, opts.shape),
+      async (setup) => {
+        const { server, http, events, pipeline, spec } = setup;
+        for (let i = 0; i < opts.warmup + opts.runs; i++) {
+          if (i === opts.warmup) {
+            process.kill(server.pid, "SIGUSR2");
+            await waitForFile(`${out}.started`); // the sampler says it samples before the first measured run is sent
+          }
+          const res = await http.call("POST", `/api/pipelines/${pipeline.id}/run`, { params: {} });
+          const { id } = res.json();
+          const end = await events.waitForRun(id);
+          if (end.type !== "run.completed") throw new Error(`run ${id} ended ${end.type}: ${end.error}`);
+        }
+        // the last run's batched writes and events are out once run.completed has been sent
         process.kill(server.pid, "SIGUSR2");
-        await waitForFile(`${out}.started`); // the sampler says it samples before the first measured run is sent
-      }
-      const res = await http.call("POST", `/api/pipelines/${pipeline.id}/run`, { params: {} });
-      const { id } = res.json();
-      const end = await events.waitForRun(id);
-      if (end.type !== "run.completed") throw new Error(`run ${id} ended ${end.type}: ${end.error}`);
-    }
-    // the last run's batched writes and events are out once run.completed has been sent
-    process.kill(server.pid, "SIGUSR2");
-    await waitForFile(out);
-    const profile = JSON.parse(fs.readFileSync(out, "utf8"));
-    if (profile.error) throw new Error(`allocation sampling failed: ${profile.error}`);
-    const { total, sites } = allocationSites(profile);
-    return {
-      rep,
-      kibPerRun: total / opts.runs / 1024,
-      sites,
-      load0,
-      load1: loadavg(),
-      nodes: spec.nodes.length,
-      command: server.command,
-    };
+        await waitForFile(out);
+        const profile = JSON.parse(fs.readFileSync(out, "utf8"));
+        if (profile.error) throw new Error(`allocation sampling failed: ${profile.error}`);
+        const { total, sites } = allocationSites(profile);
+        return {
+          rep,
+          kibPerRun: total / opts.runs / 1024,
+          sites,
+          load0,
+          load1: loadavg(),
+          nodes: spec.nodes.length,
+          command: server.command,
+        };
+      },
+    );
   } finally {
-    events?.close();
-    await http.close().catch(() => undefined);
-    await server.stop();
-    if (pgdb) await pgdb.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(path.dirname(out), { recursive: true, force: true });
   }
 }
 

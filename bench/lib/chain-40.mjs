@@ -51,75 +51,95 @@ export function chainSpec(csv, shape = "file") {
  * cluster meanwhile: keep it otherwise idle).
  */
 export async function measureChain(mode, rep, bin, opts) {
-  const dir = tmpDir("sluice-bench-http-chain-");
+  const load0 = loadavg();
+  const serverOptions = { mode, bin, nodeArgs: cpuProfArgs(opts["cpu-prof"]), auth: opts.auth };
+  return withPipelineServer(
+    serverOptions,
+    (csv) => chainSpec(csv, opts.shape),
+    async (setup) => {
+      const { server, http, events, pipeline, spec, pgdb } = setup;
+      const m = { health: [], trigger: [], serverSide: [], firstNode: [], wsFirstNode: [], wsDone: [] };
+      const pause = () => new Promise((r) => setTimeout(r, 20)); // the run's batched writes go out; the server idles
+      let walStart = 0;
+      let cpuStart = 0;
+      let mainCpuStart = 0;
+      for (let i = 0; i < opts.warmup + opts.runs; i++) {
+        if (i === opts.warmup) {
+          if (pgdb) walStart = await pgdb.walBytes();
+          cpuStart = cpuSeconds([server.pid]);
+          mainCpuStart = cpuSeconds([server.pid], { mainThread: true });
+        }
+        // the floor under the trigger's answer time: an HTTP round trip to an idle server, after the same pause
+        const h0 = performance.now();
+        await http.call("GET", "/health");
+        const health = performance.now() - h0;
+        await pause();
+        const t0 = performance.now();
+        const res = await http.call("POST", `/api/pipelines/${pipeline.id}/run`, { params: {} });
+        const tAnswer = performance.now();
+        const { id } = res.json();
+        const end = await events.waitForRun(id);
+        if (end.type !== "run.completed") throw new Error(`run ${id} ended ${end.type}: ${end.error}`);
+        const run = await http.get(`/api/runs/${id}`);
+        if (run.status !== "success" || run.node_runs.length !== spec.nodes.length)
+          throw new Error(`run ${id}: ${run.status} with ${run.node_runs.length} node runs`);
+        if (i < opts.warmup) continue;
+        const firstStart = Math.min(...run.node_runs.map((n) => Date.parse(n.started_at)));
+        m.health.push(health);
+        m.trigger.push(tAnswer - t0);
+        m.serverSide.push(Date.parse(run.finished_at) - Date.parse(run.started_at));
+        m.firstNode.push(firstStart - Date.parse(run.created_at));
+        m.wsFirstNode.push((events.firstNodeStarted.get(id) ?? NaN) - t0);
+        m.wsDone.push(end.t - t0);
+        await pause();
+      }
+      const cpuMsPerRun = ((cpuSeconds([server.pid]) - cpuStart) * 1000) / opts.runs;
+      const mainCpuMsPerRun = ((cpuSeconds([server.pid], { mainThread: true }) - mainCpuStart) * 1000) / opts.runs;
+      // what PostgreSQL must flush before it reports a run's writes committed: the chain's final batch is most of it
+      const walKiB = pgdb ? ((await pgdb.walBytes()) - walStart) / opts.runs / 1024 : null;
+      const medians = Object.fromEntries(Object.entries(m).map(([k, xs]) => [k, median(xs)]));
+      return {
+        rep,
+        medians,
+        all: m,
+        cpuMsPerRun,
+        mainCpuMsPerRun,
+        walKiB,
+        load0,
+        load1: loadavg(),
+        nodes: spec.nodes.length,
+        command: server.command,
+      };
+    },
+  );
+}
+
+/**
+ * One fresh server and database for one repetition (`mode`: sqlite | postgres; `bin`: another checkout's sluice;
+ * `nodeArgs` and `env` for its process; `auth`: none | token, see `signIn`), holding the pipeline `specOf(csv)` (`csv`:
+ * a 20-row orders file in its state directory), and a WebSocket collecting that pipeline's events. Calls
+ * `fn({ server, http, events, pipeline, spec, pgdb, dir })`, then stops the server and removes what it made.
+ */
+export async function withPipelineServer({ mode, bin, nodeArgs = [], env = {}, auth = "none" }, specOf, fn) {
+  const dir = tmpDir("sluice-bench-http-");
   const csv = writeOrdersCsv(dir);
   const pgdb = mode === "postgres" ? await createPgDatabase() : null;
   const db = pgdb ? pgdb.url : path.join(dir, "sluice.db");
-  const load0 = loadavg();
-  const server = await startServer({ dir, db, bin, nodeArgs: cpuProfArgs(opts["cpu-prof"]) });
-  const http = httpClient(server.url, 4);
+  let server;
+  let http;
   let events;
   try {
-    await signIn(http, opts.auth);
-    const spec = chainSpec(csv, opts.shape);
+    server = await startServer({ dir, db, bin, nodeArgs, env });
+    http = httpClient(server.url, 4);
+    await signIn(http, auth);
+    const spec = specOf(csv);
     const pipeline = await http.post("/api/pipelines", spec);
     events = await eventCollector(server.url, pipeline.id, http.token);
-    const m = { health: [], trigger: [], serverSide: [], firstNode: [], wsFirstNode: [], wsDone: [] };
-    const pause = () => new Promise((r) => setTimeout(r, 20)); // the run's batched writes go out; the server idles
-    let walStart = 0;
-    let cpuStart = 0;
-    let mainCpuStart = 0;
-    for (let i = 0; i < opts.warmup + opts.runs; i++) {
-      if (i === opts.warmup) {
-        if (pgdb) walStart = await pgdb.walBytes();
-        cpuStart = cpuSeconds([server.pid]);
-        mainCpuStart = cpuSeconds([server.pid], { mainThread: true });
-      }
-      // the floor under the trigger's answer time: an HTTP round trip to an idle server, after the same pause
-      const h0 = performance.now();
-      await http.call("GET", "/health");
-      const health = performance.now() - h0;
-      await pause();
-      const t0 = performance.now();
-      const res = await http.call("POST", `/api/pipelines/${pipeline.id}/run`, { params: {} });
-      const tAnswer = performance.now();
-      const { id } = res.json();
-      const end = await events.waitForRun(id);
-      if (end.type !== "run.completed") throw new Error(`run ${id} ended ${end.type}: ${end.error}`);
-      const run = await http.get(`/api/runs/${id}`);
-      if (run.status !== "success" || run.node_runs.length !== spec.nodes.length)
-        throw new Error(`run ${id}: ${run.status} with ${run.node_runs.length} node runs`);
-      if (i < opts.warmup) continue;
-      const firstStart = Math.min(...run.node_runs.map((n) => Date.parse(n.started_at)));
-      m.health.push(health);
-      m.trigger.push(tAnswer - t0);
-      m.serverSide.push(Date.parse(run.finished_at) - Date.parse(run.started_at));
-      m.firstNode.push(firstStart - Date.parse(run.created_at));
-      m.wsFirstNode.push((events.firstNodeStarted.get(id) ?? NaN) - t0);
-      m.wsDone.push(end.t - t0);
-      await pause();
-    }
-    const cpuMsPerRun = ((cpuSeconds([server.pid]) - cpuStart) * 1000) / opts.runs;
-    const mainCpuMsPerRun = ((cpuSeconds([server.pid], { mainThread: true }) - mainCpuStart) * 1000) / opts.runs;
-    // what PostgreSQL must flush before it reports a run's writes committed: the chain's final batch is most of it
-    const walKiB = pgdb ? ((await pgdb.walBytes()) - walStart) / opts.runs / 1024 : null;
-    const medians = Object.fromEntries(Object.entries(m).map(([k, xs]) => [k, median(xs)]));
-    return {
-      rep,
-      medians,
-      all: m,
-      cpuMsPerRun,
-      mainCpuMsPerRun,
-      walKiB,
-      load0,
-      load1: loadavg(),
-      nodes: spec.nodes.length,
-      command: server.command,
-    };
+    return await fn({ server, http, events, pipeline, spec, pgdb, dir });
   } finally {
     events?.close();
-    await http.close().catch(() => undefined);
-    await server.stop();
+    await http?.close().catch(() => undefined);
+    await server?.stop();
     if (pgdb) await pgdb.drop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
