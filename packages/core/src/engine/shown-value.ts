@@ -81,7 +81,7 @@ function show(value: unknown, budget: Budget, depth: number, mask: TextMask | un
   }
   const record = value as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  // for…in with an own-key check visits what Object.keys lists, in its order, without an array per row
+  // own keys walked as copyRow walks them (engine/dataset.ts)
   let shown = 0;
   for (const key in record) {
     if (!Object.hasOwn(record, key)) continue;

@@ -31,8 +31,7 @@ function valuesInOrder(row: unknown, columns: readonly string[]): unknown[] | nu
   if (typeof row !== "object" || row === null) return null;
   const proto = Object.getPrototypeOf(row) as unknown;
   if (proto !== Object.prototype && proto !== null) return null;
-  // one loop over the own keys (for…in with an own-key check: Object.keys' keys, in its order, without an array per
-  // row, and no closures): this runs for every preview row of every node
+  // one loop, no closures, own keys walked as copyRow walks them (engine/dataset.ts): this runs for every preview row
   const list: unknown[] = new Array(columns.length);
   let i = 0;
   for (const key in row) {

@@ -157,6 +157,14 @@ describe.each(dialects)("%s run store contract", (dialect) => {
     expect(await b.runs.output("nul-1", "n1", "preview")).toEqual({ text: "a\u0000b" });
   });
 
+  /** A new run with a log line, a preview and a node run of `status` (null: refused, the column is NOT NULL). */
+  const writeBatchOf = (runId: string, status: string | null) => ({
+    runs: [run(runId, { pipeline_id: "p-atom" })],
+    nodeRuns: [{ ...nodeRunRow(`${runId}-nr`, runId), status } as ReturnType<typeof nodeRunRow>],
+    logs: [{ run_id: runId, node_id: null, level: "info" as const, message: "kept with its run", timestamp: t0 }],
+    outputs: [{ run_id: runId, node_id: "n1", kind: "preview" as const, data: { rows: [] } }],
+  });
+
   it(`${dialect}: a batch the database refuses part of writes nothing, and the next batch is written whole`, async () => {
     const refused = writeBatchOf("atom-1", null);
     await expect(a.runs.writeBatch(refused)).rejects.toThrow();
@@ -169,14 +177,6 @@ describe.each(dialects)("%s run store contract", (dialect) => {
     expect((await b.runs.nodeRuns("atom-1")).map((nr) => nr.status)).toEqual(["success"]);
     expect((await b.runs.logs("atom-1")).map((l) => l.message)).toEqual(["kept with its run"]);
     expect(await b.runs.output("atom-1", "n1", "preview")).toEqual({ rows: [] });
-  });
-
-  /** A new run with a log line, a preview and a node run of `status` (null: refused, the column is NOT NULL). */
-  const writeBatchOf = (runId: string, status: string | null) => ({
-    runs: [run(runId, { pipeline_id: "p-atom" })],
-    nodeRuns: [{ ...nodeRunRow(`${runId}-nr`, runId), status } as ReturnType<typeof nodeRunRow>],
-    logs: [{ run_id: runId, node_id: null, level: "info" as const, message: "kept with its run", timestamp: t0 }],
-    outputs: [{ run_id: runId, node_id: "n1", kind: "preview" as const, data: { rows: [] } }],
   });
 
   it(`${dialect}: the log lines of a batch larger than one statement keep their order`, async () => {
