@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Sluice, SluiceEvent } from "../../src/index.js";
 import type { RunWithNodes } from "../../src/model/run.js";
 import { createTestDatabase, type TestDatabase } from "../../../../test-support/databases.js";
@@ -181,6 +181,38 @@ describe("executor", () => {
     expect(run.status).toBe("failed");
     expect(nodeRun(run, "hang")?.error).toBe("timed out after 1 s (attempt 1)");
     expect(probe.aborted.has("hang")).toBe(true);
+  });
+
+  it("times out an attempt whose node never reads its signal", async () => {
+    const id = await pipeline({ nodes: [{ id: "deaf", type: "code", config: { code: "x", timeout: 1, hang: true } }] });
+    const run = await terminal((await sluice.runs.trigger(id)).id);
+    expect(run.status).toBe("failed");
+    expect(nodeRun(run, "deaf")?.error).toBe("timed out after 1 s (attempt 1)");
+  });
+
+  it("a cancel stops a node that never reads its signal; one that reads it after the cancel finds it aborted", async () => {
+    const id = await pipeline({
+      nodes: [
+        { id: "deaf", type: "code", config: { code: "x", hang: true } },
+        { id: "late", type: "code", config: { code: "x", read_signal_after_gate: true } },
+      ],
+    });
+    const queued = await sluice.runs.trigger(id);
+    const both = (status: string) => async () => {
+      const r = await sluice.runs.get(queued.id);
+      expect([nodeRun(r, "deaf")?.status, nodeRun(r, "late")?.status]).toEqual([status, status]);
+      return r;
+    };
+    await vi.waitFor(both("running"), { timeout: 10_000, interval: 5 });
+    await sluice.runs.cancel(queued.id);
+    const run = await vi.waitFor(both("cancelled"), { timeout: 10_000, interval: 10 });
+    expect(run.status).toBe("cancelled");
+    expect(nodeRun(run, "deaf")?.error).toBe("the run was cancelled");
+    expect(nodeRun(run, "late")?.error).toBe("the run was cancelled");
+    probe.openGate();
+    await vi.waitFor(() =>
+      expect(probe.signalRead.get("late")).toEqual({ aborted: true, reason: "the run was cancelled" }),
+    );
   });
 
   it("condition false skips every downstream node and the run still succeeds", async () => {

@@ -1,18 +1,34 @@
 import { z } from "zod";
 import { dataSetFromRows, defineNodeType, type NodeTypeRegistry, type Row } from "../../src/index.js";
 
+/** A promise and what resolves it (Node 20 has no `Promise.withResolvers`). */
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
 /** What the fixture nodes saw, for assertions. */
 export const probe = {
   calls: new Map<string, number>(),
   running: 0,
   maxRunning: 0,
   aborted: new Set<string>(),
+  /** What a `code` node with `read_signal_after_gate` found in its `ctx.signal` when it read it. */
+  signalRead: new Map<string, { aborted: boolean; reason: string | undefined }>(),
+  /** Opened by a test (`openGate`): `code` nodes with `read_signal_after_gate` wait for it. */
+  gate: deferred(),
+  openGate() {
+    this.gate.resolve();
+  },
   failUntil: new Map<string, number>(),
   reset() {
     this.calls.clear();
     this.running = 0;
     this.maxRunning = 0;
     this.aborted.clear();
+    this.signalRead.clear();
+    this.gate = deferred();
     this.failUntil.clear();
   },
 };
@@ -30,7 +46,9 @@ const count = (key: string) => probe.calls.set(key, (probe.calls.get(key) ?? 0) 
 
 /**
  * Test node types standing in for the real ones: `source_file` emits `config.rows`; `join` concatenates its inputs
- * in order; `code` sleeps, fails on demand (`probe.failUntil`: attempts that fail) or waits for its abort signal;
+ * in order; `code` sleeps, fails on demand (`probe.failUntil`: attempts that fail), waits for its abort signal, hangs
+ * without ever reading it (`hang`), or reads it only once the test opens `probe.gate` (`read_signal_after_gate`, into
+ * `probe.signalRead`);
  * `condition` returns `skipDownstream` when `config.pass` is false.
  */
 export const FIXTURE_NODE_TYPES: NodeTypeRegistry = {
@@ -54,7 +72,12 @@ export const FIXTURE_NODE_TYPES: NodeTypeRegistry = {
   }),
   code: defineNodeType({
     type: "code",
-    configSchema: z.looseObject({ sleep_ms: z.number().optional(), wait_for_abort: z.boolean().optional() }),
+    configSchema: z.looseObject({
+      sleep_ms: z.number().optional(),
+      wait_for_abort: z.boolean().optional(),
+      hang: z.boolean().optional(),
+      read_signal_after_gate: z.boolean().optional(),
+    }),
     async run(ctx, config, inputs) {
       const attempt = count(ctx.node.id);
       probe.running++;
@@ -64,6 +87,12 @@ export const FIXTURE_NODE_TYPES: NodeTypeRegistry = {
           await new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve()));
           probe.aborted.add(ctx.node.id);
           throw new Error("aborted by signal");
+        }
+        if (config.hang) await new Promise<never>(() => undefined);
+        if (config.read_signal_after_gate) {
+          await probe.gate.promise;
+          const { aborted, reason } = ctx.signal;
+          probe.signalRead.set(ctx.node.id, { aborted, reason: (reason as Error | undefined)?.message });
         }
         if (config.sleep_ms) await sleep(config.sleep_ms, ctx.signal);
         if (attempt <= (probe.failUntil.get(ctx.node.id) ?? 0)) throw new Error(`planned failure ${attempt}`);
