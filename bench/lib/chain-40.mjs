@@ -44,7 +44,9 @@ export function chainSpec(csv, shape = "file") {
 /**
  * One repetition on a fresh server and database (`mode`: sqlite | postgres; `bin`: another checkout's sluice):
  * `opts.warmup` runs, then `opts.runs` runs triggered one at a time, each after a 20 ms pause. Returns the medians
- * and every measured value (ms) of: health, trigger, serverSide, firstNode, wsFirstNode, wsDone; `cpuMsPerRun` and
+ * and every measured value (ms) of: health, trigger, serverSide, firstNode, wsFirstNode, wsDone, toStart (the POST sent to
+ * the run's started_at) and afterEnd (the run's finished_at to its run.completed seen: its last batch committed and
+ * its events delivered; both read against the client's wall clock, which the server's shares); `cpuMsPerRun` and
  * `mainCpuMsPerRun`, the server's CPU time (user + system, /proc) per measured run with its GET /health and
  * GET /runs/{id}, of all its threads and of its main thread (the event loop; less at the mercy of the machine's other
  * load than the times are); on PostgreSQL also `walKiB`, the write-ahead log written per measured run (by the whole
@@ -58,7 +60,16 @@ export async function measureChain(mode, rep, bin, opts) {
     (csv) => chainSpec(csv, opts.shape),
     async (setup) => {
       const { server, http, events, pipeline, spec, pgdb } = setup;
-      const m = { health: [], trigger: [], serverSide: [], firstNode: [], wsFirstNode: [], wsDone: [] };
+      const m = {
+        health: [],
+        trigger: [],
+        serverSide: [],
+        firstNode: [],
+        wsFirstNode: [],
+        wsDone: [],
+        toStart: [],
+        afterEnd: [],
+      };
       const pause = () => new Promise((r) => setTimeout(r, 20)); // the run's batched writes go out; the server idles
       let walStart = 0;
       let cpuStart = 0;
@@ -91,6 +102,9 @@ export async function measureChain(mode, rep, bin, opts) {
         m.firstNode.push(firstStart - Date.parse(run.created_at));
         m.wsFirstNode.push((events.firstNodeStarted.get(id) ?? NaN) - t0);
         m.wsDone.push(end.t - t0);
+        // wsDone is toStart + serverSide + afterEnd, to the servers' timestamps' millisecond
+        m.toStart.push(Date.parse(run.started_at) - (performance.timeOrigin + t0));
+        m.afterEnd.push(performance.timeOrigin + end.t - Date.parse(run.finished_at));
         await pause();
       }
       const cpuMsPerRun = ((cpuSeconds([server.pid]) - cpuStart) * 1000) / opts.runs;
