@@ -12,13 +12,13 @@
 // Each repetition uses a fresh server and database (SQLite file in a temp dir; a throw-away PostgreSQL database on
 // $SLUICE_TEST_PG_URL, default postgres://postgres@127.0.0.1:5432/postgres, dropped afterwards).
 // Options: --db sqlite|postgres|both (sqlite) --shape file|transform|single (file) --runs 100 --warmup 40 --reps 3
-// --top 12
+// --top 12 --ws-clients 1 (WebSocket clients following the pipeline's events, as several open UI pages would)
 // --baseline DIR (another built checkout: each repetition runs its server too, and the report adds this/baseline)
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chainSpec, withPipelineServer } from "./lib/chain-40.mjs";
-import { ORDER_RULES, eachMode, loadavg, median, mmm, parseArgs, tmpDir } from "./lib/serve.mjs";
+import { ORDER_RULES, eachMode, eventCollector, loadavg, median, mmm, parseArgs, tmpDir } from "./lib/serve.mjs";
 
 const SAMPLER = path.join(path.dirname(fileURLToPath(import.meta.url)), "lib", "alloc-sampler.mjs");
 
@@ -29,6 +29,7 @@ const opts = parseArgs(process.argv.slice(2), {
   warmup: 40,
   reps: 3,
   top: 12,
+  "ws-clients": 1,
   baseline: "",
 });
 
@@ -77,15 +78,23 @@ async function once(mode, rep, bin) {
       (csv) => specOf(csv, opts.shape),
       async (setup) => {
         const { server, http, events, pipeline, spec } = setup;
-        for (let i = 0; i < opts.warmup + opts.runs; i++) {
-          if (i === opts.warmup) {
-            process.kill(server.pid, "SIGUSR2");
-            await waitForFile(`${out}.started`); // the sampler says it samples before the first measured run is sent
+        // the clients besides `events`: each gets every event too (the runs are followed on `events`)
+        const others = [];
+        for (let i = 1; i < Number(opts["ws-clients"]); i++)
+          others.push(await eventCollector(server.url, pipeline.id, http.token));
+        try {
+          for (let i = 0; i < opts.warmup + opts.runs; i++) {
+            if (i === opts.warmup) {
+              process.kill(server.pid, "SIGUSR2");
+              await waitForFile(`${out}.started`); // the sampler says it samples before the first measured run is sent
+            }
+            const res = await http.call("POST", `/api/pipelines/${pipeline.id}/run`, { params: {} });
+            const { id } = res.json();
+            const end = await events.waitForRun(id);
+            if (end.type !== "run.completed") throw new Error(`run ${id} ended ${end.type}: ${end.error}`);
           }
-          const res = await http.call("POST", `/api/pipelines/${pipeline.id}/run`, { params: {} });
-          const { id } = res.json();
-          const end = await events.waitForRun(id);
-          if (end.type !== "run.completed") throw new Error(`run ${id} ended ${end.type}: ${end.error}`);
+        } finally {
+          for (const other of others) other.close();
         }
         // the last run's batched writes and events are out once run.completed has been sent
         process.kill(server.pid, "SIGUSR2");
@@ -111,7 +120,7 @@ async function once(mode, rep, bin) {
 
 function report(mode, results, label) {
   console.log(
-    `\n${label}${mode}: ${opts.shape === "single" ? "one transform" : `chain of ${results[0].nodes} nodes`}, ${opts.runs} runs one at a time after ${opts.warmup} unmeasured, ${results.length} fresh servers`,
+    `\n${label}${mode}: ${opts.shape === "single" ? "one transform" : `chain of ${results[0].nodes} nodes`}, ${opts.runs} runs one at a time after ${opts.warmup} unmeasured, ${opts["ws-clients"]} WebSocket client(s), ${results.length} fresh servers`,
   );
   for (const r of results)
     console.log(`  rep ${r.rep}: ${r.kibPerRun.toFixed(0)} KiB allocated per run; loadavg ${r.load0} → ${r.load1}`);

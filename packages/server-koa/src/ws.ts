@@ -70,6 +70,20 @@ class RecentSeqs {
   }
 }
 
+/**
+ * The text of each event, made once for every socket it goes to: the journal hands every subscriber the same event,
+ * and a busy server with a few UI pages open would otherwise serialise each event once per page.
+ */
+const texts = new WeakMap<StreamedEvent, string>();
+const textOf = (event: StreamedEvent): string => {
+  let text = texts.get(event);
+  if (text === undefined) {
+    text = JSON.stringify(event);
+    texts.set(event, text);
+  }
+  return text;
+};
+
 const matches = (filter: Filter, e: StreamedEvent) =>
   (filter.run_id === undefined || e.run_id === filter.run_id) &&
   (filter.pipeline_id === undefined || e.pipeline_id === filter.pipeline_id);
@@ -116,7 +130,8 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
     sockets.add(ws);
     alive.set(ws, true);
     let corked = false;
-    const send = (message: StreamServerMessage) => {
+    /** Sends `message` (an event: its shared text). */
+    const send = (message: StreamServerMessage, text = JSON.stringify(message)) => {
       if (ws.readyState !== ws.OPEN) return;
       // checked before corking: what this burst adds is not yet a client falling behind
       if (!corked && ws.bufferedAmount > maxBuffered) {
@@ -131,7 +146,7 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
           socket.uncork();
         });
       }
-      ws.send(JSON.stringify(message));
+      ws.send(text);
     };
     // a `since` replay skips what the socket was sent already: before its `subscribe` was handled it may have heard
     // the same events live. A terminal status read from the run itself, its events gone from the log, has no seq
@@ -139,7 +154,7 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
     const sent = new RecentSeqs(REMEMBERED_SEQS);
     const sendEvent = (event: StreamedEvent) => {
       if (event.seq > 0 && !sent.add(event.seq)) return;
-      send(event);
+      send(event, textOf(event));
     };
     // while a subscription's replay is read from the event log, live events of that run wait, then follow it
     let held: StreamedEvent[] | null = null;

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
 import { startTestServer, type TestServer } from "../../../test-support/http.js";
 
@@ -50,6 +50,36 @@ async function connect(
 const ts = () => new Date().toISOString();
 
 describe("WebSocket event stream", () => {
+  it("sends every message as a text frame; an event reaches every socket as the same text", async () => {
+    // what arrives, as it arrives: a browser's WebSocket hands a binary frame over as a Blob, not a string
+    const raw = async () => {
+      const ws = new WebSocket(`${t.baseUrl.replace("http", "ws")}/ws`);
+      const frames: { text: string; binary: boolean }[] = [];
+      ws.on("message", (data, binary) => frames.push({ text: data.toString(), binary }));
+      await new Promise<void>((resolve, reject) => {
+        ws.once("open", () => resolve());
+        ws.once("error", reject);
+      });
+      return { ws, frames };
+    };
+    const [a, b] = [await raw(), await raw()];
+    const eventOf = (frames: { text: string }[]) => frames.find((f) => f.text.includes('"run-shared"'));
+    await vi.waitFor(() => expect([a.frames.length, b.frames.length]).toEqual([1, 1])); // hello
+    t.sluice.events.emit("run.started", { run_id: "run-shared", pipeline_id: "p", status: "running", timestamp: ts() });
+    await vi.waitFor(() => expect([eventOf(a.frames), eventOf(b.frames)]).not.toContain(undefined));
+    expect([...a.frames, ...b.frames].every((f) => !f.binary)).toBe(true);
+    expect(eventOf(a.frames)!.text).toBe(eventOf(b.frames)!.text);
+    expect(JSON.parse(eventOf(a.frames)!.text)).toMatchObject({
+      type: "run.started",
+      run_id: "run-shared",
+      pipeline_id: "p",
+      status: "running",
+      seq: expect.any(Number),
+    });
+    a.ws.close();
+    b.ws.close();
+  });
+
   it("greets, filters by run_id and pipeline_id, and streams the documented message shape", async () => {
     const c = await connect("/api/ws");
     await c.next((m) => m.type === "hello");
