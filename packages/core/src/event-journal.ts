@@ -5,7 +5,11 @@ import { loggedSeqOf, type SluiceEvents } from "./events.js";
 import type { Logger } from "./logger.js";
 import type { SluiceEventMap } from "./model/event.js";
 import { STREAMED_EVENT_TYPES, type StreamedEvent, type UnsequencedEvent } from "./model/event-types.js";
-import type { EventLogStore } from "./store/ports.js";
+import { eventLogEntry, type EventLogEntry, type EventLogStore } from "./store/ports.js";
+
+/** `event` with its number: a copy, `seq` its last key. */
+const numbered = (event: UnsequencedEvent, seq: number): StreamedEvent =>
+  withValue(event as object as Row, "seq", seq) as unknown as StreamedEvent;
 
 /** Events older than this are deleted from the log (replay is for reconnecting clients; runs keep their state). */
 export const EVENT_RETENTION_MS = 60 * 60 * 1000;
@@ -58,6 +62,8 @@ export class EventJournal {
   private reading = false;
   private readAgain = false;
   private stopped = false;
+  /** The text of each event delivered (`textOf`). */
+  private readonly texts = new WeakMap<StreamedEvent, string>();
 
   constructor(private readonly deps: EventJournalDeps) {}
 
@@ -67,12 +73,11 @@ export class EventJournal {
       const fn = (payload: SluiceEventMap[typeof type]) => {
         // copied key by key, not `{ ...payload, type }`: V8 makes a spread copy given a new key a slow dictionary
         const event = withValue(payload as object as Row, "type", type) as unknown as UnsequencedEvent;
-        const sequenced = (seq: number) =>
-          this.deliver(withValue(event as object as Row, "seq", seq) as unknown as StreamedEvent, true);
         // a run's end is logged in the transaction that ended the run (RunTransition event): delivered, not logged
         const logged = loggedSeqOf(payload as object);
-        if (logged !== undefined) sequenced(logged);
-        else this.deps.writes.event({ origin: this.deps.origin, event }, sequenced);
+        if (logged !== undefined) return this.deliver(numbered(event, logged), true);
+        const entry = eventLogEntry(this.deps.origin, event);
+        this.deps.writes.event(entry, (seq) => this.deliver(this.sequenced(entry, seq), true));
       };
       this.deps.events.on(type, fn as never);
       this.unsubscribers.push(() => this.deps.events.off(type, fn as never));
@@ -86,6 +91,29 @@ export class EventJournal {
     if (this.pruning) clearInterval(this.pruning);
     this.listeners.clear();
     await this.stopRelay();
+  }
+
+  /**
+   * The text of `event` for clients (its JSON). Every subscriber is handed the same event object, so it is made once
+   * for them all; for an event of this process, from the JSON the log stored.
+   */
+  textOf(event: StreamedEvent): string {
+    let text = this.texts.get(event);
+    if (text === undefined) {
+      text = JSON.stringify(event);
+      this.texts.set(event, text);
+    }
+    return text;
+  }
+
+  /**
+   * `entry`'s event numbered `seq`, and its text: the JSON the log stored with `seq` added last, where JSON.stringify
+   * puts a new key (an event that has a `seq` of its own, which none of Sluice's has, is left to `textOf`).
+   */
+  private sequenced(entry: EventLogEntry, seq: number): StreamedEvent {
+    const event = numbered(entry.event, seq);
+    if (!Object.hasOwn(entry.event, "seq")) this.texts.set(event, `${entry.body.slice(0, -1)},"seq":${seq}}`);
+    return event;
   }
 
   /** The latest sequence number delivered. */

@@ -70,20 +70,6 @@ class RecentSeqs {
   }
 }
 
-/**
- * The text of each event, made once for every socket it goes to: the journal hands every subscriber the same event,
- * and a busy server with a few UI pages open would otherwise serialise each event once per page.
- */
-const texts = new WeakMap<StreamedEvent, string>();
-const textOf = (event: StreamedEvent): string => {
-  let text = texts.get(event);
-  if (text === undefined) {
-    text = JSON.stringify(event);
-    texts.set(event, text);
-  }
-  return text;
-};
-
 const matches = (filter: Filter, e: StreamedEvent) =>
   (filter.run_id === undefined || e.run_id === filter.run_id) &&
   (filter.pipeline_id === undefined || e.pipeline_id === filter.pipeline_id);
@@ -130,7 +116,7 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
     sockets.add(ws);
     alive.set(ws, true);
     let corked = false;
-    /** Sends `message` (an event: its shared text). */
+    /** Sends `message` (an event: the text the journal made for every socket, `textOf`). */
     const send = (message: StreamServerMessage, text = JSON.stringify(message)) => {
       if (ws.readyState !== ws.OPEN) return;
       // checked before corking: what this burst adds is not yet a client falling behind
@@ -154,7 +140,7 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
     const sent = new RecentSeqs(REMEMBERED_SEQS);
     const sendEvent = (event: StreamedEvent) => {
       if (event.seq > 0 && !sent.add(event.seq)) return;
-      send(event, textOf(event));
+      send(event, sluice.journal.textOf(event));
     };
     // while a subscription's replay is read from the event log, live events of that run wait, then follow it
     let held: StreamedEvent[] | null = null;

@@ -49,19 +49,20 @@ async function connect(
 
 const ts = () => new Date().toISOString();
 
+/** A socket and its frames, as they arrive: a browser's WebSocket hands a binary frame over as a Blob, not a string. */
+async function raw(): Promise<{ ws: WebSocket; frames: { text: string; binary: boolean }[] }> {
+  const ws = new WebSocket(`${t.baseUrl.replace("http", "ws")}/ws`);
+  const frames: { text: string; binary: boolean }[] = [];
+  ws.on("message", (data, binary) => frames.push({ text: data.toString(), binary }));
+  await new Promise<void>((resolve, reject) => {
+    ws.once("open", () => resolve());
+    ws.once("error", reject);
+  });
+  return { ws, frames };
+}
+
 describe("WebSocket event stream", () => {
   it("sends every message as a text frame; an event reaches every socket as the same text", async () => {
-    // what arrives, as it arrives: a browser's WebSocket hands a binary frame over as a Blob, not a string
-    const raw = async () => {
-      const ws = new WebSocket(`${t.baseUrl.replace("http", "ws")}/ws`);
-      const frames: { text: string; binary: boolean }[] = [];
-      ws.on("message", (data, binary) => frames.push({ text: data.toString(), binary }));
-      await new Promise<void>((resolve, reject) => {
-        ws.once("open", () => resolve());
-        ws.once("error", reject);
-      });
-      return { ws, frames };
-    };
     const [a, b] = [await raw(), await raw()];
     const eventOf = (frames: { text: string }[]) => frames.find((f) => f.text.includes('"run-shared"'));
     await vi.waitFor(() => expect([a.frames.length, b.frames.length]).toEqual([1, 1])); // hello
@@ -78,6 +79,29 @@ describe("WebSocket event stream", () => {
     });
     a.ws.close();
     b.ws.close();
+  });
+
+  it("an event arrives as the same text live and replayed with `since`", async () => {
+    const live = await raw();
+    const textOf = (frames: { text: string }[]) =>
+      frames.find((f) => f.text.includes('"run-replayed"') && f.text.includes('"node.completed"'))?.text;
+    t.sluice.events.emit("node.completed", {
+      run_id: "run-replayed",
+      pipeline_id: "p",
+      node_id: "n1",
+      status: "success",
+      row_count: 2,
+      duration_ms: 1,
+      timestamp: ts(),
+    });
+    await vi.waitFor(() => expect(textOf(live.frames)).toBeDefined());
+    const late = await raw();
+    late.ws.send(JSON.stringify({ type: "subscribe", run_id: "run-replayed", since: 0 }));
+    await vi.waitFor(() => expect(textOf(late.frames)).toBeDefined());
+    expect(textOf(late.frames)).toBe(textOf(live.frames));
+    expect(JSON.parse(textOf(live.frames)!)).toMatchObject({ type: "node.completed", seq: expect.any(Number) });
+    live.ws.close();
+    late.ws.close();
   });
 
   it("greets, filters by run_id and pipeline_id, and streams the documented message shape", async () => {

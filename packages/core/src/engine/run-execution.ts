@@ -9,7 +9,7 @@ import type { Logger } from "../logger.js";
 import type { PipelineNode } from "../model/node.js";
 import type { Pipeline } from "../model/pipeline.js";
 import type { LogLevel, NodeRun, NodeRunStatus, Run, RunStatus } from "../model/run.js";
-import type { RunClaim, RunStore } from "../store/ports.js";
+import { eventLogEntry, type RunClaim, type RunStore } from "../store/ports.js";
 import { EMPTY_DATASET, withValue, type DataSet, type Row } from "./dataset.js";
 import { DLQ_SAMPLE_ROWS, dlqPayload } from "./dlq-payload.js";
 import { retryDelayMs } from "./execution-settings.js";
@@ -535,7 +535,7 @@ export class RunExecution {
         fields: { error, finished_at: this.now(), owner: null },
         claim: this.options.claim,
         ...(owner
-          ? { event: { origin: owner, event: withValue(end.payload, "type", end.type) as UnsequencedEvent } }
+          ? { event: eventLogEntry(owner, withValue(end.payload, "type", end.type) as UnsequencedEvent) }
           : {}),
       },
       (logged) => (seq = logged),

@@ -235,7 +235,16 @@ export interface RunClaim {
 export interface EventLogEntry {
   origin: string;
   event: UnsequencedEvent;
+  /** `event` as JSON: the log's row, and (with its `seq` added) the text sent to clients. */
+  body: string;
 }
+
+/** The entry of `event`, written by `origin`: its JSON is made here, once. */
+export const eventLogEntry = (origin: string, event: UnsequencedEvent): EventLogEntry => ({
+  origin,
+  event,
+  body: JSON.stringify(event),
+});
 
 /**
  * A run just queued. With `owner`, it is queued already claimed by that executor, which starts it at once (status

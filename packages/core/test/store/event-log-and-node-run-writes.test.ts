@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { createKnexStore, type KnexStore } from "../../src/store/knex/create-knex-store.js";
-import { CLAIMED_AT_INSERT_EPOCH } from "../../src/store/ports.js";
+import { CLAIMED_AT_INSERT_EPOCH, eventLogEntry } from "../../src/store/ports.js";
 import { createTestDatabase, testDialects, type TestDatabase } from "../../../../test-support/databases.js";
 import { queriesSent } from "../../../../test-support/queries-sent.js";
 import { nodeRunRow, pendingRun, T0 } from "../../../../test-support/run-fixtures.js";
@@ -93,18 +93,17 @@ describe("the event log's retention without an index on created_at", () => {
     expect(indexes).not.toContain("run_events_created_idx");
     expect(indexes).toContain("run_events_run_seq_idx");
 
-    const events = Array.from({ length: 64 }, (_, i) => ({
-      origin: "o",
-      event: {
-        type: "log" as const,
+    const events = Array.from({ length: 64 }, (_, i) =>
+      eventLogEntry("o", {
+        type: "log",
         run_id: "r",
         pipeline_id: "p",
         node_id: null,
-        level: "info" as const,
+        level: "info",
         message: `${i}`,
         timestamp: T0,
-      },
-    }));
+      }),
+    );
     await store.eventLog.append(events);
     const selects = await selectsOf(store, () => store.eventLog.prune(new Date(Date.now() + 60_000).toISOString()));
     for (const { sql, bindings } of selects) {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKnexStore, type KnexStore } from "../../src/store/knex/create-knex-store.js";
 import type { NodeRun } from "../../src/model/run.js";
-import type { EventLogEntry } from "../../src/store/ports.js";
+import { eventLogEntry, type EventLogEntry } from "../../src/store/ports.js";
 import { createTestDatabase, testDialects, type TestDatabase } from "../../../../test-support/databases.js";
 import { nodeRunRow, pendingRun, T0 } from "../../../../test-support/run-fixtures.js";
 
@@ -10,10 +10,16 @@ const dialects = await testDialects();
 const t0 = T0;
 const run = pendingRun;
 const nodeRun = (id: string, runId: string, status: NodeRun["status"]) => nodeRunRow(id, runId, { status });
-const logEvent = (runId: string, message: string, origin = "o-a"): EventLogEntry => ({
-  origin,
-  event: { type: "log", run_id: runId, pipeline_id: "p1", node_id: null, level: "info", message, timestamp: t0 },
-});
+const logEvent = (runId: string, message: string, origin = "o-a"): EventLogEntry =>
+  eventLogEntry(origin, {
+    type: "log",
+    run_id: runId,
+    pipeline_id: "p1",
+    node_id: null,
+    level: "info",
+    message,
+    timestamp: t0,
+  });
 
 describe.each(dialects)("%s fencing and the event log", (dialect) => {
   let db: TestDatabase;
@@ -103,7 +109,7 @@ describe.each(dialects)("%s fencing and the event log", (dialect) => {
             to: "success",
             fields: { owner: null },
             claim,
-            event: { origin: "slow-owner", event: { type: "run.completed", run_id: "race-1", pipeline_id: "p1" } },
+            event: eventLogEntry("slow-owner", { type: "run.completed", run_id: "race-1", pipeline_id: "p1" }),
           },
         ],
         events: [logEvent("race-1", "late event", "slow-owner")],

@@ -25,7 +25,7 @@ export function eventRowChunks(entries: readonly EventLogEntry[], maxRows?: numb
   const rows = entries.map((e) => ({
     run_id: e.event.run_id,
     origin: e.origin,
-    body: JSON.stringify(e.event),
+    body: e.body,
     created_at: createdAt,
   }));
   return chunksOfSize(rows, (row) => row.body.length, maxRows);

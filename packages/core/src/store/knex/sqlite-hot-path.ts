@@ -130,7 +130,7 @@ export function sqliteRunStore(base: RunStore, sqlite: SqliteStatements): RunSto
         const seqs = insertMany(
           prepare,
           INSERT_EVENTS,
-          appended.map((e) => [e.event.run_id, e.origin, JSON.stringify(e.event), createdAt]),
+          appended.map((e) => [e.event.run_id, e.origin, e.body, createdAt]),
           " returning seq",
         )
           .map((row) => Number(row.seq))
