@@ -534,9 +534,7 @@ export class RunExecution {
         to: status,
         fields: { error, finished_at: this.now(), owner: null },
         claim: this.options.claim,
-        ...(owner
-          ? { event: eventLogEntry(owner, withValue(end.payload, "type", end.type) as UnsequencedEvent) }
-          : {}),
+        ...(owner ? { event: eventLogEntry(owner, withValue(end.payload, "type", end.type) as UnsequencedEvent) } : {}),
       },
       (logged) => (seq = logged),
     );
