@@ -15,6 +15,13 @@ interface Msg {
   [k: string]: unknown;
 }
 
+/** Resolves once `ws` is open (its listeners are attached before: the server's `hello` may come right after). */
+const opened = (ws: WebSocket) =>
+  new Promise<void>((resolve, reject) => {
+    ws.once("open", () => resolve());
+    ws.once("error", reject);
+  });
+
 async function connect(
   path = "/ws",
 ): Promise<{ ws: WebSocket; messages: Msg[]; next(pred: (m: Msg) => boolean): Promise<Msg> }> {
@@ -30,10 +37,7 @@ async function connect(
         w.resolve(m);
       }
   });
-  await new Promise<void>((resolve, reject) => {
-    ws.once("open", () => resolve());
-    ws.once("error", reject);
-  });
+  await opened(ws);
   return {
     ws,
     messages,
@@ -54,10 +58,7 @@ async function raw(): Promise<{ ws: WebSocket; frames: { text: string; binary: b
   const ws = new WebSocket(`${t.baseUrl.replace("http", "ws")}/ws`);
   const frames: { text: string; binary: boolean }[] = [];
   ws.on("message", (data, binary) => frames.push({ text: data.toString(), binary }));
-  await new Promise<void>((resolve, reject) => {
-    ws.once("open", () => resolve());
-    ws.once("error", reject);
-  });
+  await opened(ws);
   return { ws, frames };
 }
 

@@ -233,18 +233,30 @@ export interface RunClaim {
 
 /** A streamed event as the event log stores it: without `seq` (the log numbers it), with the process that wrote it. */
 export interface EventLogEntry {
-  origin: string;
-  event: UnsequencedEvent;
+  readonly origin: string;
+  readonly event: UnsequencedEvent;
   /** `event` as JSON: the log's row, and (with its `seq` added) the text sent to clients. */
-  body: string;
+  readonly body: string;
 }
 
-/** The entry of `event`, written by `origin`: its JSON is made here, once. */
-export const eventLogEntry = (origin: string, event: UnsequencedEvent): EventLogEntry => ({
-  origin,
-  event,
-  body: JSON.stringify(event),
-});
+/**
+ * An entry whose JSON is made once, at its first use: by the batch that logs it, after the nodes that emitted it have
+ * run, not while they run.
+ */
+class LoggedEvent implements EventLogEntry {
+  private json: string | undefined;
+  constructor(
+    readonly origin: string,
+    readonly event: UnsequencedEvent,
+  ) {}
+
+  get body(): string {
+    return (this.json ??= JSON.stringify(this.event));
+  }
+}
+
+/** The entry of `event`, written by `origin` (its JSON made once, when first needed). */
+export const eventLogEntry = (origin: string, event: UnsequencedEvent): EventLogEntry => new LoggedEvent(origin, event);
 
 /**
  * A run just queued. With `owner`, it is queued already claimed by that executor, which starts it at once (status
