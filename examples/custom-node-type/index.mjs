@@ -24,8 +24,8 @@ export const dateRange = defineNodeType({
       const day = new Date(t);
       rows.push({ day: day.toISOString().slice(0, 10), weekday: day.getUTCDay() || 7 });
     }
-    ctx.log("info", `${rows.length} days from ${rows[0]?.day ?? "-"}`);
-    return { output: dataSetFromRows(rows) };
+    // the engine's one log line for the node ends with it: "completed: 7 rows in 0 ms; 7 days from 2026-03-01"
+    return { output: dataSetFromRows(rows), summary: `${rows.length} days from ${rows[0]?.day ?? "-"}` };
   },
 });
 

@@ -63,6 +63,11 @@ export interface NodeResult {
   rowCount?: number;
   /** `condition` false: every downstream node is marked `skipped`; the run still succeeds. */
   skipDownstream?: boolean;
+  /**
+   * What the node did, in a few words (`transform: 4 rules, 20 rows in, 18 rows out`): the engine's one log line for
+   * the node's success carries it after the row count and the time, masked like every log line.
+   */
+  summary?: string;
 }
 
 export interface TableRef {

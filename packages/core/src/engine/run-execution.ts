@@ -401,7 +401,9 @@ export class RunExecution {
       },
       this.options.claim,
     );
-    this.log("info", `completed: ${rowCount} rows in ${duration} ms`, id);
+    // one line per node that succeeded: the engine's count and time, and what the node says it did
+    const said = typeof result.summary === "string" && result.summary ? `; ${result.summary}` : "";
+    this.log("info", `completed: ${rowCount} rows in ${duration} ms${said}`, id);
     this.emitNode("node.completed", id, { status: "success", row_count: rowCount, duration_ms: duration });
     if (result.skipDownstream) {
       for (const down of descendants(this.plan.adjacency, id)) {

@@ -33,7 +33,6 @@ export const codeNode = defineNodeType({
       inputs,
       { signal: ctx.signal, log: (level, message) => ctx.log(level, message) },
     );
-    ctx.log("info", `code returned ${output.rows.length} rows`);
-    return { output };
+    return { output, summary: `code returned ${output.rows.length} rows` };
   },
 });

@@ -96,7 +96,9 @@ export const migrateNode = defineNodeType({
       } else if (db.dialect === "mysql") await runAll((sql, b) => db.knex.raw(sql, userSqlBindings(db, b) as never[]));
       else await db.knex.transaction((trx) => runAll((sql, b) => trx.raw(sql, b as never[])));
     });
-    ctx.log("info", `ran ${statements.length} statement(s) on ${conn.conn_id}`);
-    return { output: inputs[0] ?? { columns: [], rows: [] } };
+    return {
+      output: inputs[0] ?? { columns: [], rows: [] },
+      summary: `ran ${statements.length} statement(s) on ${conn.conn_id}`,
+    };
   },
 });

@@ -60,7 +60,6 @@ export const notifyNode = defineNodeType({
           };
     const target = await resolveHttpTarget(ctx, config, "POST");
     await sendChecked(ctx, target, JSON.stringify(payload), nodeRequestSignal(ctx));
-    ctx.log("info", `sent ${format} notification to ${describeUrl(target.url)}`);
-    return { output, rowCount };
+    return { output, rowCount, summary: `sent ${format} notification to ${describeUrl(target.url)}` };
   },
 });

@@ -248,8 +248,7 @@ export const qualityNode = defineNodeType({
       for (const i of bad) badRows.add(i);
     }
     if (failed.length === 0) {
-      ctx.log("info", `quality: ${config.checks.length} checks passed on ${input.rows.length} rows`);
-      return { output: input };
+      return { output: input, summary: `quality: ${config.checks.length} checks passed on ${input.rows.length} rows` };
     }
     const summary = `quality checks failed: ${failed.join("; ")}`;
     const mode = config.on_failure ?? "block";

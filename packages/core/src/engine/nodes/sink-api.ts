@@ -33,7 +33,10 @@ export const sinkApiNode = defineNodeType({
       await sendChecked(ctx, target, JSON.stringify(batch), signal);
       delivered += batch.length;
     }
-    ctx.log("info", `delivered ${delivered} rows to ${describeUrl(target.url)} in batches of ${batchSize}`);
-    return { output: input, rowCount: delivered };
+    return {
+      output: input,
+      rowCount: delivered,
+      summary: `delivered ${delivered} rows to ${describeUrl(target.url)} in batches of ${batchSize}`,
+    };
   },
 });

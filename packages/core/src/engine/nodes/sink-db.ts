@@ -232,7 +232,10 @@ export const sinkDbNode = defineNodeType({
       });
       return count;
     });
-    ctx.log("info", `${mode === "upsert" ? "upserted" : "inserted"} ${written} rows into ${table} on ${conn.conn_id}`);
-    return { output: data, rowCount: written };
+    return {
+      output: data,
+      rowCount: written,
+      summary: `${mode === "upsert" ? "upserted" : "inserted"} ${written} rows into ${table} on ${conn.conn_id}`,
+    };
   },
 });

@@ -154,7 +154,10 @@ export const sinkFileNode = defineNodeType({
           )
         : Readable.from(format === "json" ? jsonArray(data) : jsonLines(data));
     await writeConfined(requested, target, source, ctx, ctx.signal);
-    ctx.log("info", `wrote ${data.rows.length} rows as ${format} to ${path.basename(target)}`);
-    return { output: data, rowCount: data.rows.length };
+    return {
+      output: data,
+      rowCount: data.rows.length,
+      summary: `wrote ${data.rows.length} rows as ${format} to ${path.basename(target)}`,
+    };
   },
 });

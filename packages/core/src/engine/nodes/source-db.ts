@@ -38,8 +38,10 @@ export const sourceDbNode = defineNodeType({
           ? e
           : new SluiceError("unprocessable", `query on ${conn.conn_id} failed: ${driverErrorMessage(e, ctx)}`);
       }
-      ctx.log("info", `read ${rows.length} rows from ${conn.conn_id} (${db.dialect})`);
-      return { output: { columns: columns ?? [], rows } };
+      return {
+        output: { columns: columns ?? [], rows },
+        summary: `read ${rows.length} rows from ${conn.conn_id} (${db.dialect})`,
+      };
     });
   },
 });

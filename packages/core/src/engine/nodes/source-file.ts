@@ -171,7 +171,6 @@ export const sourceFileNode = defineNodeType({
       // not awaited: a read-only descriptor has nothing to flush, and the node's rows are ready now
       handle?.close().catch(() => undefined);
     }
-    ctx.log("info", `read ${output.rows.length} rows from ${format} file '${config.path}'`);
-    return { output };
+    return { output, summary: `read ${output.rows.length} rows from ${format} file '${config.path}'` };
   },
 });

@@ -127,8 +127,7 @@ export const sqlNode = defineNodeType({
           }
           for (const row of batch) rows.push(row);
         }
-        ctx.log("info", `query returned ${rows.length} rows`);
-        return { output: { columns: query.columns, rows } };
+        return { output: { columns: query.columns, rows }, summary: `query returned ${rows.length} rows` };
       } catch (e) {
         if (e instanceof SluiceError) throw e;
         throw new SluiceError("invalid", `sql failed: ${(e as Error).message}`);

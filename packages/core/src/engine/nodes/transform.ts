@@ -298,7 +298,9 @@ export const transformNode = defineNodeType({
         throw new SluiceError("invalid", `rule ${i + 1} (${rule.type}): ${(e as Error).message}`);
       }
     });
-    ctx.log("info", `transform: ${config.rules.length} rules, ${before} rows in, ${data.rows.length} rows out`);
-    return { output: data };
+    return {
+      output: data,
+      summary: `transform: ${config.rules.length} rules, ${before} rows in, ${data.rows.length} rows out`,
+    };
   },
 });

@@ -35,7 +35,9 @@ export const unionNode = defineNodeType({
     if (count > maxRows)
       throw new SluiceError("invalid", `union would make ${count} rows, more than max_output_rows (${maxRows})`);
     const output = unionDataSets(inputs);
-    ctx.log("info", `union of ${inputs.length} inputs: ${output.rows.length} rows, ${output.columns.length} columns`);
-    return { output };
+    return {
+      output,
+      summary: `union of ${inputs.length} inputs: ${output.rows.length} rows, ${output.columns.length} columns`,
+    };
   },
 });
