@@ -4,6 +4,9 @@
  * carry the same lines.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { dataSetFromRows, defineNodeType } from "../../core/src/index.js";
+import { LOG_LINE_CHARS } from "../../core/src/engine/run-log-budget.js";
 import { startPeer, type PeerServer } from "../../core/test/engine/peer-server.js";
 import { startTestServer, type TestServer } from "../../../test-support/http.js";
 import { subscribe, waitForRun } from "./security/attack-support.js";
@@ -11,12 +14,27 @@ import { subscribe, waitForRun } from "./security/attack-support.js";
 const SECRET = "path-secret-71c3e9";
 const MASK = "********";
 
+/** Node types whose summaries a built-in would never give: one far longer than a log line, one that is not text. */
+const summarising = (type: string, summary: unknown) =>
+  defineNodeType({
+    type,
+    configSchema: z.looseObject({}),
+    async run() {
+      return { output: dataSetFromRows([{ n: 1 }]), summary: summary as string };
+    },
+  });
+
 let t: TestServer;
 let api: PeerServer;
 let sink: PeerServer;
 
 beforeAll(async () => {
-  t = await startTestServer("sqlite");
+  t = await startTestServer("sqlite", {
+    nodeTypes: {
+      long_summary: summarising("long_summary", `start ${"x".repeat(100_000)} end`),
+      object_summary: summarising("object_summary", { not: "text" }),
+    },
+  });
   api = await startPeer(() => ({
     json: [
       { id: 1, amount: 5 },
@@ -98,5 +116,32 @@ describe("a node's log line", () => {
     ws.close();
     expect(logEvents().map((e) => e.message)).toEqual(logs.map((l) => l.message));
     expect(ws.raw.join("\n")).not.toContain(SECRET);
+  });
+
+  it("is cut like any log line, and a summary that is not text is left out", async () => {
+    const created = await t.fetch("/pipelines", {
+      method: "POST",
+      json: {
+        name: "custom summaries",
+        nodes: [
+          { id: "long", type: "long_summary", config: {} },
+          { id: "odd", type: "object_summary", config: {} },
+        ],
+        edges: [],
+      },
+    });
+    expect(created.status).toBe(201);
+    const pipeline = (await created.json()) as { id: string };
+    const triggered = await t.fetch(`/pipelines/${pipeline.id}/run`, { method: "POST", json: {} });
+    const run = await waitForRun(t, ((await triggered.json()) as { id: string }).id);
+    expect(run.status).toBe("success");
+    const logs = (await (await t.fetch(`/runs/${run.id}/logs`)).json()) as LogLine[];
+    const [long] = logs.filter((l) => l.node_id === "long").map((l) => l.message);
+    expect(long).toMatch(/^completed: 1 rows in \d+ ms; start x+/);
+    expect(long!.length).toBeLessThanOrEqual(LOG_LINE_CHARS);
+    expect(long).not.toContain(" end");
+    expect(logs.filter((l) => l.node_id === "odd").map((l) => l.message)).toEqual([
+      expect.stringMatching(/^completed: 1 rows in \d+ ms$/),
+    ]);
   });
 });
