@@ -9,7 +9,7 @@ import { dataSetFromRows, defineNodeType } from "../../core/src/index.js";
 import { LOG_LINE_CHARS } from "../../core/src/engine/run-log-budget.js";
 import { startPeer, type PeerServer } from "../../core/test/engine/peer-server.js";
 import { startTestServer, type TestServer } from "../../../test-support/http.js";
-import { subscribe, waitForRun } from "./security/attack-support.js";
+import { runPipeline, subscribe, waitForRun } from "./security/attack-support.js";
 
 const SECRET = "path-secret-71c3e9";
 const MASK = "********";
@@ -119,21 +119,14 @@ describe("a node's log line", () => {
   });
 
   it("is cut like any log line, and a summary that is not text is left out", async () => {
-    const created = await t.fetch("/pipelines", {
-      method: "POST",
-      json: {
-        name: "custom summaries",
-        nodes: [
-          { id: "long", type: "long_summary", config: {} },
-          { id: "odd", type: "object_summary", config: {} },
-        ],
-        edges: [],
-      },
+    const { run } = await runPipeline(t, {
+      name: "custom summaries",
+      nodes: [
+        { id: "long", type: "long_summary", config: {} },
+        { id: "odd", type: "object_summary", config: {} },
+      ],
+      edges: [],
     });
-    expect(created.status).toBe(201);
-    const pipeline = (await created.json()) as { id: string };
-    const triggered = await t.fetch(`/pipelines/${pipeline.id}/run`, { method: "POST", json: {} });
-    const run = await waitForRun(t, ((await triggered.json()) as { id: string }).id);
     expect(run.status).toBe("success");
     const logs = (await (await t.fetch(`/runs/${run.id}/logs`)).json()) as LogLine[];
     const [long] = logs.filter((l) => l.node_id === "long").map((l) => l.message);
