@@ -69,11 +69,13 @@ describe("a node's log line", () => {
         nodes: [
           { id: "pull", type: "source_api", config: { url: `${api.url}/rows` } },
           { id: "keep", type: "transform", config: { rules: [{ type: "filter", expression: "amount > 0" }] } },
+          { id: "gate", type: "condition", config: { expression: "row_count > 0" } },
           { id: "push", type: "sink_api", config: { url: `${sink.url}/in/\${var.SINK_SECRET}` } },
         ],
         edges: [
           { from: "pull", to: "keep" },
-          { from: "keep", to: "push" },
+          { from: "keep", to: "gate" },
+          { from: "gate", to: "push" },
         ],
       },
     });
@@ -94,14 +96,16 @@ describe("a node's log line", () => {
     expect(completions("keep")).toEqual([
       expect.stringMatching(/^completed: 2 rows in \d+ ms; transform: 1 rules, 3 rows in, 2 rows out$/),
     ]);
+    expect(completions("gate")).toEqual([
+      expect.stringMatching(/^completed: 2 rows in \d+ ms; condition "row_count > 0" is true: downstream nodes run$/),
+    ]);
     expect(completions("push")).toEqual([
       expect.stringMatching(
         new RegExp(`^completed: 2 rows in \\d+ ms; delivered 2 rows to ${sink.url}/in/\\*{8} in batches of \\d+$`),
       ),
     ]);
-    // the transform and the sink say nothing else: their one line is their completion
-    expect(logs.filter((l) => l.node_id === "keep")).toHaveLength(1);
-    expect(logs.filter((l) => l.node_id === "push")).toHaveLength(1);
+    // the transform, the condition and the sink say nothing else: their one line is their completion
+    for (const node of ["keep", "gate", "push"]) expect(logs.filter((l) => l.node_id === node)).toHaveLength(1);
     const text = JSON.stringify(logs);
     expect(text).toContain(MASK);
     expect(text).not.toContain(SECRET);

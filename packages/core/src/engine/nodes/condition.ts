@@ -70,12 +70,12 @@ export const conditionNode = defineNodeType({
       ...columnAggregates(input),
     });
     const passed = Boolean(value);
-    ctx.log(
-      "info",
-      passed
+    return {
+      output: input,
+      skipDownstream: !passed,
+      summary: passed
         ? `condition "${config.expression}" is true: downstream nodes run`
         : `condition "${config.expression}" is false: downstream nodes are skipped`,
-    );
-    return { output: input, skipDownstream: !passed };
+    };
   },
 });

@@ -92,10 +92,9 @@ export const joinNode = defineNodeType({
     });
     if (how === "right" || how === "full")
       right.rows.forEach((r, i) => matchedRight.has(i) || rows.push(build(null, r)));
-    ctx.log(
-      "info",
-      `${how} join on ${leftOn.join(", ")}: ${left.rows.length} × ${right.rows.length} rows → ${rows.length}`,
-    );
-    return { output: { columns, rows } };
+    return {
+      output: { columns, rows },
+      summary: `${how} join on ${leftOn.join(", ")}: ${left.rows.length} × ${right.rows.length} rows → ${rows.length}`,
+    };
   },
 });
