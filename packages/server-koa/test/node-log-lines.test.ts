@@ -9,7 +9,7 @@ import { dataSetFromRows, defineNodeType } from "../../core/src/index.js";
 import { LOG_LINE_CHARS } from "../../core/src/engine/run-log-budget.js";
 import { startPeer, type PeerServer } from "../../core/test/engine/peer-server.js";
 import { startTestServer, type TestServer } from "../../../test-support/http.js";
-import { runPipeline, subscribe, waitForRun } from "./security/attack-support.js";
+import { createPipeline, runPipeline, subscribe, triggerAndWait } from "./security/attack-support.js";
 
 const SECRET = "path-secret-71c3e9";
 const MASK = "********";
@@ -62,28 +62,22 @@ interface LogLine {
 
 describe("a node's log line", () => {
   it("is one per node that succeeded: the row count and time, then what the node did, with secrets masked", async () => {
-    const created = await t.fetch("/pipelines", {
-      method: "POST",
-      json: {
-        name: "one line per node",
-        nodes: [
-          { id: "pull", type: "source_api", config: { url: `${api.url}/rows` } },
-          { id: "keep", type: "transform", config: { rules: [{ type: "filter", expression: "amount > 0" }] } },
-          { id: "gate", type: "condition", config: { expression: "row_count > 0" } },
-          { id: "push", type: "sink_api", config: { url: `${sink.url}/in/\${var.SINK_SECRET}` } },
-        ],
-        edges: [
-          { from: "pull", to: "keep" },
-          { from: "keep", to: "gate" },
-          { from: "gate", to: "push" },
-        ],
-      },
+    const pipelineId = await createPipeline(t, {
+      name: "one line per node",
+      nodes: [
+        { id: "pull", type: "source_api", config: { url: `${api.url}/rows` } },
+        { id: "keep", type: "transform", config: { rules: [{ type: "filter", expression: "amount > 0" }] } },
+        { id: "gate", type: "condition", config: { expression: "row_count > 0" } },
+        { id: "push", type: "sink_api", config: { url: `${sink.url}/in/\${var.SINK_SECRET}` } },
+      ],
+      edges: [
+        { from: "pull", to: "keep" },
+        { from: "keep", to: "gate" },
+        { from: "gate", to: "push" },
+      ],
     });
-    expect(created.status).toBe(201);
-    const pipeline = (await created.json()) as { id: string };
-    const ws = await subscribe(t, pipeline.id);
-    const triggered = await t.fetch(`/pipelines/${pipeline.id}/run`, { method: "POST", json: {} });
-    const run = await waitForRun(t, ((await triggered.json()) as { id: string }).id);
+    const ws = await subscribe(t, pipelineId);
+    const run = await triggerAndWait(t, pipelineId);
     expect(run.status).toBe("success");
     // the secret really went out, so a leak would have had something to leak
     expect(sink.received[0]!.url).toBe(`/in/${SECRET}`);

@@ -35,18 +35,28 @@ export async function waitForRun(
   }
 }
 
+/** Creates a pipeline over the API; its id. */
+export async function createPipeline(t: TestServer, body: Record<string, unknown>): Promise<string> {
+  const created = await t.fetch("/pipelines", { method: "POST", json: body });
+  if (created.status !== 201) throw new Error(`pipeline not created: ${created.status} ${await created.text()}`);
+  return ((await created.json()) as { id: string }).id;
+}
+
+/** Triggers a pipeline over the API and waits for the run to end. */
+export async function triggerAndWait(t: TestServer, pipelineId: string): Promise<RunView> {
+  const run = (await (await t.fetch(`/pipelines/${pipelineId}/run`, { method: "POST", json: {} })).json()) as {
+    id: string;
+  };
+  return waitForRun(t, run.id);
+}
+
 /** Creates a pipeline and runs it to its end. */
 export async function runPipeline(
   t: TestServer,
   body: Record<string, unknown>,
 ): Promise<{ pipelineId: string; run: RunView }> {
-  const created = await t.fetch("/pipelines", { method: "POST", json: body });
-  if (created.status !== 201) throw new Error(`pipeline not created: ${created.status} ${await created.text()}`);
-  const pipeline = (await created.json()) as { id: string };
-  const run = (await (await t.fetch(`/pipelines/${pipeline.id}/run`, { method: "POST", json: {} })).json()) as {
-    id: string;
-  };
-  return { pipelineId: pipeline.id, run: await waitForRun(t, run.id) };
+  const pipelineId = await createPipeline(t, body);
+  return { pipelineId, run: await triggerAndWait(t, pipelineId) };
 }
 
 /** A client of the real /ws endpoint subscribed to one pipeline; keeps every raw message. */
