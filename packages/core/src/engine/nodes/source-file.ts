@@ -34,6 +34,18 @@ const asRow = (v: unknown): Row =>
 const WHOLE_CSV_BYTES = 64 * 1024;
 
 /**
+ * The file's bytes when it holds at most `size` (its size as the open handle's stat gave it), read from its start in
+ * one call; null when it holds more (it grew since). One read where `readFile` would take the size again first: each
+ * call waits for a thread of libuv's pool and a turn of the event loop.
+ */
+async function readUpTo(file: fs.promises.FileHandle, size: number, signal: AbortSignal): Promise<Buffer | null> {
+  signal.throwIfAborted();
+  const buffer = Buffer.allocUnsafe(size + 1);
+  const { bytesRead } = await file.read(buffer, 0, size + 1, 0);
+  return bytesRead > size ? null : buffer.subarray(0, bytesRead);
+}
+
+/**
  * Reads a CSV file through csv-parse: at once when it is a small regular file (`opened`: the open handle's stat; no
  * stream to set up), else streamed. Without a header row the columns are `column_1`, `column_2`, …
  */
@@ -63,16 +75,15 @@ async function readCsv(
     columns ??= Object.keys(row);
     rows.push(row);
   };
-  const whole = opened.size <= WHOLE_CSV_BYTES ? await file.readFile({ signal }) : null;
-  if (whole && whole.length <= WHOLE_CSV_BYTES) {
+  const whole = opened.size <= WHOLE_CSV_BYTES ? await readUpTo(file, opened.size, signal) : null;
+  if (whole) {
     for (const record of parseCsv(whole, options) as (Row | unknown[])[]) add(record);
     return dataSetFromRows(rows, columns ?? []);
   }
-  // large (or grown since its size was taken: then again from the start)
+  // large (or grown since its size was taken: then from the start, which a read at a position leaves the handle at)
   const parser = parse(options);
-  const from = whole ? { start: 0 } : {};
   // pipeline (not pipe) so a read error such as ENOENT reaches the parser and ends the loop below
-  pipeline(file.createReadStream({ signal, autoClose: false, ...from }), parser, () => undefined);
+  pipeline(file.createReadStream({ signal, autoClose: false }), parser, () => undefined);
   for await (const record of parser as AsyncIterable<Row | unknown[]>) add(record);
   return dataSetFromRows(rows, columns ?? []);
 }
