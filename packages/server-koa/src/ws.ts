@@ -40,6 +40,8 @@ export interface EventStream {
 type Filter = Omit<StreamSubscribeMessage, "type" | "since">;
 
 const JSON_HEADERS = { "Content-Type": "application/json" };
+/** Every message is a text frame, bytes included (a browser's WebSocket hands a binary one over as a `Blob`). */
+const TEXT_FRAME = { binary: false } as const;
 /** Events a `since` replay reads from the log at a time. */
 const REPLAY_PAGE = 1000;
 /**
@@ -116,8 +118,8 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
     sockets.add(ws);
     alive.set(ws, true);
     let corked = false;
-    /** Sends `message` (an event: the text the journal made for every socket, `textOf`). */
-    const send = (message: StreamServerMessage, text = JSON.stringify(message)) => {
+    /** Sends `message` as a text frame (an event: the bytes the journal made for every socket, `frameOf`). */
+    const send = (message: StreamServerMessage, data: string | Buffer = JSON.stringify(message)) => {
       if (ws.readyState !== ws.OPEN) return;
       // checked before corking: what this burst adds is not yet a client falling behind
       if (!corked && ws.bufferedAmount > maxBuffered) {
@@ -132,7 +134,7 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
           socket.uncork();
         });
       }
-      ws.send(text);
+      ws.send(data, TEXT_FRAME);
     };
     // a `since` replay skips what the socket was sent already: before its `subscribe` was handled it may have heard
     // the same events live. A terminal status read from the run itself, its events gone from the log, has no seq
@@ -140,7 +142,7 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
     const sent = new RecentSeqs(REMEMBERED_SEQS);
     const sendEvent = (event: StreamedEvent) => {
       if (event.seq > 0 && !sent.add(event.seq)) return;
-      send(event, sluice.journal.textOf(event));
+      send(event, sluice.journal.frameOf(event));
     };
     // while a subscription's replay is read from the event log, live events of that run wait, then follow it
     let held: StreamedEvent[] | null = null;

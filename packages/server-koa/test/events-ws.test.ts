@@ -105,6 +105,29 @@ describe("WebSocket event stream", () => {
     late.ws.close();
   });
 
+  it("carries text that is not ASCII intact, live and replayed: accents, CJK, emoji, a lone surrogate", async () => {
+    const message = "café — 東京 🚀 \ud800 end";
+    const live = await raw();
+    const logOf = (frames: { text: string }[]) =>
+      frames.find((f) => f.text.includes('"run-unicode"') && f.text.includes('"type":"log"'))?.text;
+    t.sluice.events.emit("log", {
+      run_id: "run-unicode",
+      pipeline_id: "p",
+      node_id: "n1",
+      level: "info",
+      message,
+      timestamp: ts(),
+    });
+    await vi.waitFor(() => expect(logOf(live.frames)).toBeDefined());
+    expect(JSON.parse(logOf(live.frames)!)).toMatchObject({ type: "log", message });
+    const late = await raw();
+    late.ws.send(JSON.stringify({ type: "subscribe", run_id: "run-unicode", since: 0 }));
+    await vi.waitFor(() => expect(logOf(late.frames)).toBeDefined());
+    expect(logOf(late.frames)).toBe(logOf(live.frames));
+    live.ws.close();
+    late.ws.close();
+  });
+
   it("greets, filters by run_id and pipeline_id, and streams the documented message shape", async () => {
     const c = await connect("/api/ws");
     await c.next((m) => m.type === "hello");
