@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from "../clock.js";
+import { nowIso, systemClock, type Clock } from "../clock.js";
 import type { SecretsResolver } from "../connectors/resolver.js";
 import { SluiceEvents } from "../events.js";
 import { newId } from "../ids.js";
@@ -48,7 +48,7 @@ export async function dryRunPipeline(
   signal?: AbortSignal,
 ): Promise<Record<string, DryRunNodeResult>> {
   const clock = deps.clock ?? systemClock;
-  const now = clock.now().toISOString();
+  const now = nowIso(clock);
   const run: Run = {
     id: `dry-run-${newId()}`,
     pipeline_id: pipeline.id,

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import os from "node:os";
+import { nowIso } from "../clock.js";
 import { digestOf } from "../content-digest.js";
 import type { Pipeline } from "../model/pipeline.js";
 import type { LogLevel, Run } from "../model/run.js";
@@ -434,7 +435,7 @@ export class Executor {
   }
 
   private now(): string {
-    return this.options.clock.now().toISOString();
+    return nowIso(this.options.clock);
   }
 }
 

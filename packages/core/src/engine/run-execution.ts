@@ -1,5 +1,5 @@
 import type { SecretsResolver } from "../connectors/resolver.js";
-import type { Clock } from "../clock.js";
+import { nowIso, type Clock } from "../clock.js";
 import { descendants } from "../dag/graph.js";
 import { SluiceError } from "../errors.js";
 import { LOGGED_SEQ, type SluiceEvents } from "../events.js";
@@ -608,7 +608,7 @@ export class RunExecution {
   }
 
   private now(): string {
-    return this.deps.clock.now().toISOString();
+    return nowIso(this.deps.clock);
   }
 }
 

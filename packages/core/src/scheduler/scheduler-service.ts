@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { DependencyStatus, SchedulerStatusEntry } from "../model/insights.js";
 
 export type { DependencyStatus, SchedulerStatusEntry };
-import type { Clock } from "../clock.js";
+import { nowIso, type Clock } from "../clock.js";
 import type { SluiceEvents } from "../events.js";
 import type { Logger } from "../logger.js";
 import { notFound } from "../errors.js";
@@ -288,7 +288,7 @@ export class SchedulerService {
         slot: slotIso,
         reason,
         blocked_by: blockedBy,
-        timestamp: this.deps.clock.now().toISOString(),
+        timestamp: nowIso(this.deps.clock),
       });
     } catch (err) {
       const retryAt = this.deps.clock.now().getTime() + SLOT_RETRY_MS;

@@ -11,7 +11,7 @@ import {
   type Principal,
 } from "../auth/principal.js";
 import { signToken, verifyToken } from "../auth/tokens.js";
-import type { Clock } from "../clock.js";
+import { nowIso, type Clock } from "../clock.js";
 import { SluiceError } from "../errors.js";
 import { newId } from "../ids.js";
 import type { Logger } from "../logger.js";
@@ -281,7 +281,7 @@ export class AuthService {
   }
 
   private now(): string {
-    return this.deps.clock.now().toISOString();
+    return nowIso(this.deps.clock);
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { Clock } from "../clock.js";
+import { nowIso, type Clock } from "../clock.js";
 import { roleHasPermission } from "../auth/permissions.js";
 import type { Principal } from "../auth/principal.js";
 import type { UsedBy } from "../model/insights.js";
@@ -104,7 +104,7 @@ export class ConnectionService {
 
   async create(body: unknown): Promise<Connection> {
     const input = parseInput(ConnectionCreateSchema, body);
-    const now = this.deps.clock.now().toISOString();
+    const now = nowIso(this.deps.clock);
     const record: ConnectionRecord = {
       id: newId(),
       conn_id: input.conn_id,
@@ -168,7 +168,7 @@ export class ConnectionService {
           : null,
       extra_enc:
         input.extra === undefined ? current.extra_enc : input.extra ? this.deps.vault.encrypt(input.extra) : null,
-      updated_at: this.deps.clock.now().toISOString(),
+      updated_at: nowIso(this.deps.clock),
     };
     await this.deps.store.connections.update(next);
     return this.get(connId);

@@ -1,4 +1,4 @@
-import type { Clock } from "../clock.js";
+import { nowIso, type Clock } from "../clock.js";
 import type { NodeTypeRegistry } from "../engine/node-type.js";
 import { nodeConfigErrors, structuralErrors, validatePipelineDefinition } from "../dag/validate-pipeline.js";
 import { notFound, SluiceError } from "../errors.js";
@@ -60,7 +60,7 @@ export class PipelineService {
   constructor(private readonly deps: PipelineServiceDeps) {}
 
   private now(): string {
-    return this.deps.clock.now().toISOString();
+    return nowIso(this.deps.clock);
   }
 
   /** Plain array without a page request; the pagination envelope with one (docs/http.md). */

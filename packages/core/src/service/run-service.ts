@@ -1,5 +1,5 @@
 import { digestOf } from "../content-digest.js";
-import type { Clock } from "../clock.js";
+import { nowIso, type Clock } from "../clock.js";
 import { validatePipelineDefinition } from "../dag/validate-pipeline.js";
 import { notFound, SluiceError } from "../errors.js";
 import type { SluiceEvents } from "../events.js";
@@ -374,6 +374,6 @@ export class RunService {
   }
 
   private now(): string {
-    return this.deps.clock.now().toISOString();
+    return nowIso(this.deps.clock);
   }
 }

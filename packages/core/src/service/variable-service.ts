@@ -1,4 +1,4 @@
-import type { Clock } from "../clock.js";
+import { nowIso, type Clock } from "../clock.js";
 import type { ResolvedVariable } from "../connectors/resolver.js";
 import { notFound, SluiceError } from "../errors.js";
 import { nodeReferences } from "../insights/node-references.js";
@@ -70,7 +70,7 @@ export class VariableService {
     value: string,
     requested: "string" | "secret" | undefined,
   ): Promise<{ created: boolean; variable: Variable }> {
-    const now = this.deps.clock.now().toISOString();
+    const now = nowIso(this.deps.clock);
     const current = await this.deps.store.variables.get(key);
     // an update without `type` keeps the stored type, so a secret never silently becomes plaintext
     const type = requested ?? current?.type ?? "string";
