@@ -80,10 +80,10 @@ async function readCsv(
     for (const record of parseCsv(whole, options) as (Row | unknown[])[]) add(record);
     return dataSetFromRows(rows, columns ?? []);
   }
-  // large (or grown since its size was taken: then from the start, which a read at a position leaves the handle at)
+  // large (or grown since its size was taken: then again from the start)
   const parser = parse(options);
   // pipeline (not pipe) so a read error such as ENOENT reaches the parser and ends the loop below
-  pipeline(file.createReadStream({ signal, autoClose: false }), parser, () => undefined);
+  pipeline(file.createReadStream({ signal, autoClose: false, start: 0 }), parser, () => undefined);
   for await (const record of parser as AsyncIterable<Row | unknown[]>) add(record);
   return dataSetFromRows(rows, columns ?? []);
 }

@@ -1,13 +1,12 @@
 import type { Knex } from "knex";
+import { nowIso, systemClock } from "../../clock.js";
 import type { SchedulerState, SchedulerStateStore } from "../ports.js";
 import { toNullableStr } from "./rows.js";
 import { runToRow } from "./run-state-rows.js";
 
-const nowIso = () => new Date().toISOString();
-
 export function createSchedulerStateStore(knex: Knex): SchedulerStateStore {
   async function upsert(pipelineId: string, fields: Partial<Omit<SchedulerState, "pipeline_id">>): Promise<void> {
-    const now = new Date().toISOString();
+    const now = nowIso(systemClock);
     await knex("scheduler_state")
       .insert({ pipeline_id: pipelineId, last_slot_at: null, last_sla_date: null, ...fields, updated_at: now })
       .onConflict("pipeline_id")
@@ -16,7 +15,7 @@ export function createSchedulerStateStore(knex: Knex): SchedulerStateStore {
   /** The pipeline's row, so that claims can update it. */
   async function ensureRow(pipelineId: string): Promise<void> {
     await knex("scheduler_state")
-      .insert({ pipeline_id: pipelineId, last_slot_at: null, last_sla_date: null, updated_at: nowIso() })
+      .insert({ pipeline_id: pipelineId, last_slot_at: null, last_sla_date: null, updated_at: nowIso(systemClock) })
       .onConflict("pipeline_id")
       .ignore();
   }
