@@ -25,6 +25,9 @@
 // --baseline DIR (another built checkout: each repetition runs its server too, and the report adds this/baseline).
 // --cpu-prof DIR (the server runs with --cpu-prof; summarise with bench/profile-summary.mjs DIR). --auth none|token
 // (none: open mode; token: a user is created and every request and the WebSocket carry its token).
+// --server-node-args "FLAGS" (Node/V8 flags for the server's process only, space-separated, e.g. "--trace-opt"; the
+// client keeps its own). A fresh server is still compiling its hot code after 5 warm-up runs: compare --warmup 5
+// with --warmup 400 to see what the warm-up costs (docs/performance.md, "A fresh server's compiler").
 import { N, measureChain } from "./lib/chain-40.mjs";
 import { eachMode, median, mmm, parseArgs } from "./lib/serve.mjs";
 
@@ -37,6 +40,7 @@ const opts = parseArgs(process.argv.slice(2), {
   baseline: "",
   "cpu-prof": "",
   auth: "none",
+  "server-node-args": "",
 });
 const once = (mode, rep, bin) => measureChain(mode, rep, bin, opts);
 

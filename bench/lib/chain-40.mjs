@@ -54,7 +54,8 @@ export function chainSpec(csv, shape = "file") {
  */
 export async function measureChain(mode, rep, bin, opts) {
   const load0 = loadavg();
-  const serverOptions = { mode, bin, nodeArgs: cpuProfArgs(opts["cpu-prof"]), auth: opts.auth };
+  const nodeArgs = [...cpuProfArgs(opts["cpu-prof"]), ...(opts["server-node-args"] ?? "").split(" ").filter(Boolean)];
+  const serverOptions = { mode, bin, nodeArgs, auth: opts.auth };
   return withPipelineServer(
     serverOptions,
     (csv) => chainSpec(csv, opts.shape),
