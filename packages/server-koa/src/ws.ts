@@ -110,7 +110,7 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
   /**
    * An event as every socket sends it: the journal's text of it (made once), as UTF-8 bytes, made once too. A burst of
    * frames whose every part is bytes is written in one `writev` without converting each part (a 40-node chain's end:
-   * 126 frames in 0.22–0.25 ms instead of 0.50–0.56 ms, docs/performance.md).
+   * 126 frames in 0.22–0.25 ms instead of 0.50–0.56 ms, docs/performance-history.md).
    */
   const frames = new WeakMap<StreamedEvent, Buffer>();
   const frameOf = (event: StreamedEvent): Buffer => {
