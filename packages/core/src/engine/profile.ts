@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
 import type { ColumnProfile, NodeProfile } from "../model/run.js";
-import { cell, type DataSet } from "./dataset.js";
+import { cell, type DataSet, type Row } from "./dataset.js";
 import { DistinctCounter } from "./distinct-counter.js";
 import { SHOWN_ITEMS, shownValue } from "./shown-value.js";
+import { Slices } from "./slices.js";
 
 /**
  * A binary value as a distinct-count key: its length and digest (JSON would write each byte as a number, several times
@@ -39,9 +40,35 @@ const computed = new WeakMap<DataSet, NodeProfile>();
 export function profileDataSet(nodeId: string, data: DataSet): NodeProfile {
   const known = computed.get(data);
   if (known && known.row_count === data.rows.length) return { ...known, node_id: nodeId };
-  const profile = computeProfile(nodeId, data);
-  computed.set(data, profile);
-  return profile;
+  const columns = profiledColumns(data);
+  for (const column of columns) column.add(data.rows, 0, data.rows.length);
+  return remembered(nodeId, data, columns);
+}
+
+/** Rows of a column profiled between two looks at the clock (profileInSlices). */
+const CHUNK_ROWS = 4096;
+
+/** Whether `data` is small enough to profile in one go (`profileDataSet`) without a look at the clock. */
+export const profiledAtOnce = (data: DataSet) =>
+  data.rows.length * Math.min(data.columns.length, MAX_PROFILED_COLUMNS) <= CHUNK_ROWS;
+
+/**
+ * `profileDataSet` without holding the server's thread for longer than a slice (engine/slices.ts): the same profile,
+ * made a chunk of rows at a time with a turn of the event loop whenever a slice is used up. Remembered for the data
+ * set, so that `profileDataSet` then finds it made.
+ */
+export async function profileInSlices(nodeId: string, data: DataSet): Promise<NodeProfile> {
+  const known = computed.get(data);
+  if (known && known.row_count === data.rows.length) return { ...known, node_id: nodeId };
+  const columns = profiledColumns(data);
+  const slices = new Slices();
+  for (const column of columns) {
+    for (let i = 0; i < data.rows.length; i += CHUNK_ROWS) {
+      column.add(data.rows, i, Math.min(i + CHUNK_ROWS, data.rows.length));
+      if (slices.due()) await slices.next();
+    }
+  }
+  return remembered(nodeId, data, columns);
 }
 
 /**
@@ -50,39 +77,60 @@ export function profileDataSet(nodeId: string, data: DataSet): NodeProfile {
  */
 export const MAX_PROFILED_COLUMNS = SHOWN_ITEMS;
 
-function computeProfile(nodeId: string, data: DataSet): NodeProfile {
+const profiledColumns = (data: DataSet) =>
+  data.columns.slice(0, MAX_PROFILED_COLUMNS).map((name) => new ColumnProfiler(name));
+
+function remembered(nodeId: string, data: DataSet, columns: readonly ColumnProfiler[]): NodeProfile {
   const total = data.rows.length;
-  const columns = data.columns.slice(0, MAX_PROFILED_COLUMNS).map((name): ColumnProfile => {
-    let nulls = 0;
-    let sum = 0;
-    let numeric = 0;
-    let min: number | string | undefined;
-    let max: number | string | undefined;
-    const distinct = new DistinctCounter();
-    const types = new Set<string>();
-    let lastType = "";
-    for (const row of data.rows) {
-      const v = cell(row, name);
+  const profile = { node_id: nodeId, row_count: total, columns: columns.map((c) => c.profile(total)) };
+  computed.set(data, profile);
+  return profile;
+}
+
+/** One column's profile, made from the rows it is given (`add`), in as many goes as it takes. */
+class ColumnProfiler {
+  private nulls = 0;
+  private sum = 0;
+  private numeric = 0;
+  private min: number | string | undefined;
+  private max: number | string | undefined;
+  private readonly distinct = new DistinctCounter();
+  private readonly types = new Set<string>();
+  private lastType = "";
+
+  constructor(private readonly name: string) {}
+
+  /** Adds `rows[from]` to `rows[to - 1]`. */
+  add(rows: readonly Row[], from: number, to: number): void {
+    const name = this.name;
+    for (let i = from; i < to; i++) {
+      const v = cell(rows[i]!, name);
       if (v === null || v === undefined) {
-        nulls++;
+        this.nulls++;
         continue;
       }
       const t = typeOf(v);
-      if (t !== lastType) {
-        types.add(t);
-        lastType = t;
+      if (t !== this.lastType) {
+        this.types.add(t);
+        this.lastType = t;
       }
       // a list or object by the JSON of what a person is shown of it (bounded: a 100 MB document is not written out)
-      distinct.add(typeof v !== "object" ? v : ArrayBuffer.isView(v) ? binaryKey(v) : JSON.stringify(shownValue(v)));
+      this.distinct.add(
+        typeof v !== "object" ? v : ArrayBuffer.isView(v) ? binaryKey(v) : JSON.stringify(shownValue(v)),
+      );
       if (typeof v === "number" && Number.isFinite(v)) {
-        sum += v;
-        numeric++;
+        this.sum += v;
+        this.numeric++;
       }
       if (comparable(v)) {
-        if (min === undefined || (typeof min === typeof v && v < min)) min = v;
-        if (max === undefined || (typeof max === typeof v && v > max)) max = v;
+        if (this.min === undefined || (typeof this.min === typeof v && v < this.min)) this.min = v;
+        if (this.max === undefined || (typeof this.max === typeof v && v > this.max)) this.max = v;
       }
     }
+  }
+
+  profile(total: number): ColumnProfile {
+    const { types } = this;
     const type =
       types.size === 0
         ? "null"
@@ -92,15 +140,14 @@ function computeProfile(nodeId: string, data: DataSet): NodeProfile {
             ? "number"
             : "mixed";
     return {
-      name,
+      name: this.name,
       type,
-      null_count: nulls,
-      null_pct: total === 0 ? 0 : Math.round((nulls / total) * 10000) / 100,
-      distinct_count: distinct.count,
-      min: min ?? null,
-      max: max ?? null,
-      mean: numeric > 0 ? sum / numeric : null,
+      null_count: this.nulls,
+      null_pct: total === 0 ? 0 : Math.round((this.nulls / total) * 10000) / 100,
+      distinct_count: this.distinct.count,
+      min: this.min ?? null,
+      max: this.max ?? null,
+      mean: this.numeric > 0 ? this.sum / this.numeric : null,
     };
-  });
-  return { node_id: nodeId, row_count: total, columns };
+  }
 }

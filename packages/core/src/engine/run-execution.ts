@@ -18,7 +18,7 @@ import { jsonSizeWithin } from "./json-size.js";
 import { createNodeContext, recordSecretsOf, type NodeContextOptions } from "./node-context.js";
 import type { NodeContext, NodeResult, NodeTypeDefinition, NodeTypeRegistry } from "./node-type.js";
 import { planOf, type PipelinePlan } from "./pipeline-plan.js";
-import { profileDataSet, type NodeProfile } from "./profile.js";
+import { profileDataSet, profiledAtOnce, profileInSlices, type NodeProfile } from "./profile.js";
 import {
   jsonTextLength,
   LOG_LINE_CHARS,
@@ -255,7 +255,10 @@ export class RunExecution {
       if (settings.maxRetries > 0) this.log("info", `attempt ${attempt}/${attempts} started`, id);
       try {
         const result = await this.attempt(def, node, config, inputs, inputIds, attempt, settings.timeoutMs);
-        return this.succeedNode(id, started, result);
+        const ended = { duration: Date.now() - started, at: this.now() };
+        // a large output is profiled in slices first, not counted in the node's time (succeedNode then finds it made)
+        if (!profiledAtOnce(result.output)) await profileInSlices(id, result.output);
+        return this.succeedNode(id, ended, result);
       } catch (e) {
         const message = this.nodeError(errorMessage(e));
         if (this.shutdown.signal.aborted) return this.failNode(id, started, inputs, INTERRUPTED, false);
@@ -362,16 +365,17 @@ export class RunExecution {
     });
   }
 
-  private succeedNode(id: string, started: number, result: NodeResult): void {
+  /** `ended`: the node's time, and when it ended. */
+  private succeedNode(id: string, ended: { duration: number; at: string }, result: NodeResult): void {
     const record = this.records.get(id) as NodeRun;
     const output = result.output;
     const rowCount = result.rowCount ?? output.rows.length;
-    const duration = Date.now() - started;
+    const { duration } = ended;
     Object.assign(record, {
       status: "success",
       row_count: rowCount,
       duration_ms: duration,
-      finished_at: this.now(),
+      finished_at: ended.at,
       error: null,
     });
     this.state.set(id, "success");

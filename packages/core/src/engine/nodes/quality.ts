@@ -1,6 +1,7 @@
 import { SluiceError } from "../../errors.js";
 import { cell, type Row } from "../dataset.js";
 import { defineNodeType } from "../node-type.js";
+import { eachRowInSlices } from "../slices.js";
 import { RE2JS } from "re2js";
 import { z } from "zod";
 import { loose } from "./config-parts.js";
@@ -72,26 +73,6 @@ function typeMatches(value: unknown, expected: string): boolean {
   }
 }
 
-/** Longest the server's thread is held between two turns of its event loop while patterns are matched. */
-const MATCH_SLICE_MS = 10;
-
-/**
- * `fn` for each row, giving the event loop a turn every MATCH_SLICE_MS: RE2 is linear in the text, but each
- * character costs in proportion to the pattern (a 360-character pattern of counted repeats over 100,000 characters
- * held the thread for 2.3 s). The node's timeout and a cancel end it between slices.
- */
-async function eachRowInSlices(rows: Row[], signal: AbortSignal, fn: (row: Row, i: number) => void): Promise<void> {
-  let sliceStart = performance.now();
-  for (let i = 0; i < rows.length; i++) {
-    fn(rows[i]!, i);
-    if (performance.now() - sliceStart > MATCH_SLICE_MS) {
-      await new Promise((resolve) => setImmediate(resolve));
-      signal.throwIfAborted();
-      sliceStart = performance.now();
-    }
-  }
-}
-
 /** Runs one check: the indexes of the rows that fail it (row-level checks), or a table-level failure message. */
 async function runCheck(
   check: Check,
@@ -139,6 +120,8 @@ async function runCheck(
       const c = need();
       if (!check.pattern) throw new SluiceError("invalid", "regex check needs a pattern");
       const re = userPattern(check.pattern);
+      // in slices: RE2 is linear in the text, but each character costs in proportion to the pattern (a
+      // 360-character pattern of counted repeats over 100,000 characters held the thread for 2.3 s)
       await eachRowInSlices(rows, signal, (r, i) => {
         const v = cell(r, c);
         if (!isNull(v) && !re.matcher(text(v)).find()) bad.add(i);

@@ -3,6 +3,7 @@ import { cell, copyRow, ownProperty, withValue, type DataSet, type Row } from ".
 import { compileExpression, EvaluationBudget, spendRuleText, spendWrittenValue } from "../expression.js";
 import { replaceText } from "../replace-text.js";
 import { defineNodeType } from "../node-type.js";
+import { Slices } from "../slices.js";
 import { z } from "zod";
 import { loose } from "./config-parts.js";
 import { TransformRuleSchema } from "./transform-rules.js";
@@ -145,6 +146,21 @@ function aggregate(data: DataSet, rule: Extract<TransformRule, { type: "aggregat
   return { columns: [...rule.group_by, ...names], rows };
 }
 
+/**
+ * The rows of `rows` whose key (by `keyColumns`, or all of a row's own keys where none are named) is not in `seen`
+ * yet, in order; their keys are added to `seen`.
+ */
+function firstOfEach(rows: Row[], keyColumns: readonly string[], seen: Set<string>): Row[] {
+  const out: Row[] = [];
+  for (const r of rows) {
+    const k = keyOf(r, keyColumns.length ? keyColumns : Object.keys(r));
+    if (seen.has(k)) continue;
+    seen.add(k);
+    out.push(r);
+  }
+  return out;
+}
+
 /** Applies one rule to a data set (new arrays; input rows are not mutated). */
 export function applyRule(
   data: DataSet,
@@ -261,23 +277,61 @@ export function applyRule(
       });
       return { columns, rows: sorted };
     }
-    case "deduplicate": {
-      const keyCols = rule.columns ?? columns;
-      const seen = new Set<string>();
-      const out: Row[] = [];
-      for (const r of rows) {
-        const k = keyOf(r, keyCols.length ? keyCols : Object.keys(r));
-        if (seen.has(k)) continue;
-        seen.add(k);
-        out.push(r);
-      }
-      return { columns, rows: out };
-    }
+    case "deduplicate":
+      return { columns, rows: firstOfEach(rows, rule.columns ?? columns, new Set()) };
     case "aggregate":
       return aggregate(data, rule);
     case "limit":
       return { columns, rows: rows.slice(0, rule.count) };
   }
+}
+
+/** Rows a rule is given at a time when there are more (applyInSlices): the clock is looked at between chunks. */
+const CHUNK_ROWS = 1024;
+
+/** Rules that make each row from that row alone, the data set's columns and `params`: any chunk of rows on its own. */
+const ROW_BY_ROW: ReadonlySet<TransformRule["type"]> = new Set([
+  "rename",
+  "select",
+  "drop",
+  "add_column",
+  "filter",
+  "cast",
+  "fill_null",
+  "replace",
+  "apply_function",
+] satisfies TransformRule["type"][]);
+
+/**
+ * `applyRule` over many rows without holding the server's thread for longer than a slice (engine/slices.ts): a rule
+ * made row by row, and `deduplicate` (the keys seen so far carried over), is applied to CHUNK_ROWS rows at a time,
+ * with a turn of the event loop whenever a slice is used up; the result is the same as in one go. `sort` and
+ * `aggregate` take all the rows at once.
+ */
+async function applyInSlices(
+  data: DataSet,
+  rule: TransformRule,
+  params: Readonly<Record<string, string>>,
+  budget: EvaluationBudget,
+  slices: Slices,
+): Promise<DataSet> {
+  const dedupe = rule.type === "deduplicate";
+  if (!dedupe && !ROW_BY_ROW.has(rule.type)) return applyRule(data, rule, params, budget);
+  const seen = new Set<string>();
+  let columns = data.columns;
+  const rows: Row[] = [];
+  for (let i = 0; i < data.rows.length; i += CHUNK_ROWS) {
+    const chunk = data.rows.slice(i, i + CHUNK_ROWS);
+    if (dedupe) {
+      for (const r of firstOfEach(chunk, rule.columns ?? data.columns, seen)) rows.push(r);
+    } else {
+      const done = applyRule({ columns: data.columns, rows: chunk }, rule, params, budget);
+      columns = done.columns;
+      for (const r of done.rows) rows.push(r);
+    }
+    if (slices.due()) await slices.next();
+  }
+  return { columns, rows };
 }
 
 export const transformConfig = loose({ rules: z.array(TransformRuleSchema, { error: "rules must be an array" }) });
@@ -291,13 +345,19 @@ export const transformNode = defineNodeType({
     const before = data.rows.length;
     // the expressions of all rules over all rows share one budget (docs/nodes.md#transform)
     const budget = new EvaluationBudget();
-    config.rules.forEach((rule, i) => {
+    const slices = new Slices(ctx.signal);
+    for (let i = 0; i < config.rules.length; i++) {
+      const rule = config.rules[i]!;
       try {
-        data = applyRule(data, rule, ctx.params, budget);
+        data =
+          data.rows.length > CHUNK_ROWS
+            ? await applyInSlices(data, rule, ctx.params, budget, slices)
+            : applyRule(data, rule, ctx.params, budget);
       } catch (e) {
+        if (ctx.signal.aborted) throw e; // the node's timeout or a cancel, between two slices: not the rule's fault
         throw new SluiceError("invalid", `rule ${i + 1} (${rule.type}): ${(e as Error).message}`);
       }
-    });
+    }
     return {
       output: data,
       summary: `transform: ${config.rules.length} rules, ${before} rows in, ${data.rows.length} rows out`,

@@ -1,0 +1,93 @@
+import { describe, expect, it } from "vitest";
+import { applyRule, transformConfig, transformNode } from "../../../src/engine/nodes/transform.js";
+import { profileDataSet, profileInSlices } from "../../../src/engine/profile.js";
+import type { DataSet, Row } from "../../../src/engine/dataset.js";
+import { nodeContext } from "../peer-server.js";
+
+/**
+ * `n` rows; every row from the 3,000th on repeats the one 2,500 before it in `region` and `code`, so that rows a
+ * deduplicate drops sit in other chunks (of 1,024 rows) than the rows they repeat.
+ */
+function manyRows(n: number): DataSet {
+  const rows: Row[] = [];
+  for (let i = 0; i < n; i++) {
+    const k = i >= 3000 ? i - 2500 : i;
+    rows.push({ id: i, region: ["eu", "us", "apac"][k % 3], code: `c${k}`, amount: String(k * 1.5), note: null });
+  }
+  return { columns: ["id", "region", "code", "amount", "note"], rows };
+}
+
+const RULES = [
+  { type: "cast", columns: ["amount"], to: "float" },
+  { type: "add_column", name: "gross", expression: "amount * 1.2 + params.fee|number" },
+  { type: "filter", expression: 'region != "us" || gross > 100' },
+  { type: "deduplicate", columns: ["region", "code"] },
+  { type: "fill_null", value: "-" },
+  { type: "replace", column: "region", values: { eu: "europe" } },
+  { type: "apply_function", column: "code", function: "upper", target: "code_uc" },
+  { type: "rename", mapping: { gross: "gross_eur" } },
+  { type: "drop", columns: ["note"] },
+  { type: "select", columns: ["id", "region", "code_uc", "gross_eur"] },
+  { type: "sort", columns: "gross_eur", descending: true },
+  { type: "limit", count: 4000 },
+];
+
+describe("transform over many rows, in slices", () => {
+  it("gives what its rules give applied to all the rows in one go", async () => {
+    const input = manyRows(12_000);
+    const params = { fee: "2" };
+    const config = transformConfig.parse({ rules: RULES });
+    let expected = input;
+    for (const rule of config.rules) expected = applyRule(expected, rule, params);
+
+    const { ctx } = nodeContext("transform", { params });
+    const out = (await transformNode.run(ctx, config, [input])).output;
+
+    expect(out.columns).toEqual(expected.columns);
+    expect(out.rows).toEqual(expected.rows);
+    // the repeats were dropped, though each sits in another chunk than the row it repeats
+    expect(new Set(out.rows.map((r) => r.code_uc)).size).toBe(out.rows.length);
+    expect(out.rows.length).toBe(4000);
+    // and the rows it was given are as they were
+    expect(input.rows[5000]).toEqual({ id: 5000, region: "us", code: "c2500", amount: "3750", note: null });
+  });
+
+  it("lets the event loop turn while it works: a callback queued before it runs before it ends", async () => {
+    // about half a second of rules on this machine; any machine a hundred times faster still needs several slices
+    const input = manyRows(200_000);
+    const config = transformConfig.parse({
+      rules: [
+        { type: "add_column", name: "a", expression: "id * 2" },
+        { type: "add_column", name: "b", expression: "a + 1" },
+        { type: "filter", expression: "b > 0" },
+      ],
+    });
+    const { ctx } = nodeContext("transform");
+    let turnedAt = Number.POSITIVE_INFINITY;
+    setImmediate(() => (turnedAt = performance.now()));
+    const out = (await transformNode.run(ctx, config, [input])).output;
+    const endedAt = performance.now();
+    expect(out.rows).toHaveLength(200_000);
+    expect(turnedAt).toBeLessThan(endedAt);
+  });
+
+  it("stops between two slices once its signal is aborted (its timeout, a cancel), with the signal's reason", async () => {
+    const controller = new AbortController();
+    const reason = new Error("timed out after 1 s (attempt 1)");
+    const { ctx } = nodeContext("transform", { signal: controller.signal });
+    const config = transformConfig.parse({ rules: [{ type: "add_column", name: "a", expression: "id * 2" }] });
+    setImmediate(() => controller.abort(reason));
+    await expect(transformNode.run(ctx, config, [manyRows(200_000)])).rejects.toBe(reason);
+  });
+});
+
+describe("a profile made in slices", () => {
+  it("is the profile made in one go", async () => {
+    // the same rows in two data sets: each is profiled anew (a data set's profile is remembered)
+    const rows = manyRows(20_000).rows.map((r, i) => ({ ...r, tags: i % 7 ? [r.region] : null, flag: i % 2 === 0 }));
+    const columns = ["id", "region", "code", "amount", "note", "tags", "flag"];
+    const inSlices = await profileInSlices("n", { columns, rows });
+    expect(inSlices).toEqual(profileDataSet("n", { columns, rows: [...rows] }));
+    expect(inSlices.columns.find((c) => c.name === "code")).toMatchObject({ distinct_count: 17_500, type: "string" });
+  });
+});
