@@ -33,60 +33,6 @@ const comparable = (v: unknown): v is number | string => typeof v === "number" |
  */
 const computed = new WeakMap<DataSet, NodeProfile>();
 
-/**
- * Profile of a node's whole output: per column type, nulls, distinct values (exact up to 20,000, estimated above —
- * see DistinctCounter), min/max and the numeric mean.
- */
-export function profileDataSet(nodeId: string, data: DataSet): NodeProfile {
-  const known = computed.get(data);
-  if (known && known.row_count === data.rows.length) return { ...known, node_id: nodeId };
-  const columns = profiledColumns(data);
-  for (const column of columns) column.add(data.rows, 0, data.rows.length);
-  return remembered(nodeId, data, columns);
-}
-
-/** Rows of a column profiled between two looks at the clock (profileInSlices). */
-const CHUNK_ROWS = 4096;
-
-/** Whether `data` is small enough to profile in one go (`profileDataSet`) without a look at the clock. */
-export const profiledAtOnce = (data: DataSet) =>
-  data.rows.length * Math.min(data.columns.length, MAX_PROFILED_COLUMNS) <= CHUNK_ROWS;
-
-/**
- * `profileDataSet` without holding the server's thread for longer than a slice (engine/slices.ts): the same profile,
- * made a chunk of rows at a time with a turn of the event loop whenever a slice is used up. Remembered for the data
- * set, so that `profileDataSet` then finds it made.
- */
-export async function profileInSlices(nodeId: string, data: DataSet): Promise<NodeProfile> {
-  const known = computed.get(data);
-  if (known && known.row_count === data.rows.length) return { ...known, node_id: nodeId };
-  const columns = profiledColumns(data);
-  const slices = new Slices();
-  for (const column of columns) {
-    for (let i = 0; i < data.rows.length; i += CHUNK_ROWS) {
-      column.add(data.rows, i, Math.min(i + CHUNK_ROWS, data.rows.length));
-      if (slices.due()) await slices.next();
-    }
-  }
-  return remembered(nodeId, data, columns);
-}
-
-/**
- * Columns profiled, the first ones: the work is columns × rows, on the server's thread. 60,000 rows each with a key
- * of its own made 60,000 columns, and 51 s of profiling (found by a helper's attack). As many as a row shows keys.
- */
-export const MAX_PROFILED_COLUMNS = SHOWN_ITEMS;
-
-const profiledColumns = (data: DataSet) =>
-  data.columns.slice(0, MAX_PROFILED_COLUMNS).map((name) => new ColumnProfiler(name));
-
-function remembered(nodeId: string, data: DataSet, columns: readonly ColumnProfiler[]): NodeProfile {
-  const total = data.rows.length;
-  const profile = { node_id: nodeId, row_count: total, columns: columns.map((c) => c.profile(total)) };
-  computed.set(data, profile);
-  return profile;
-}
-
 /** One column's profile, made from the rows it is given (`add`), in as many goes as it takes. */
 class ColumnProfiler {
   private nulls = 0;
@@ -150,4 +96,67 @@ class ColumnProfiler {
       mean: this.numeric > 0 ? this.sum / this.numeric : null,
     };
   }
+}
+
+/**
+ * Columns profiled, the first ones: the work is columns × rows, on the server's thread. 60,000 rows each with a key
+ * of its own made 60,000 columns, and 51 s of profiling (found by a helper's attack). As many as a row shows keys.
+ */
+export const MAX_PROFILED_COLUMNS = SHOWN_ITEMS;
+
+/** Values (rows × columns profiled) a data set may have to be profiled in one go, without a look at the clock. */
+const AT_ONCE_VALUES = 4096;
+
+/** Rows of a column profiled between two looks at the clock (profileInSlices). */
+const ROWS_PER_LOOK = 4096;
+
+/**
+ * Profile of a node's whole output: per column type, nulls, distinct values (exact up to 20,000, estimated above —
+ * see DistinctCounter), min/max and the numeric mean.
+ */
+export function profileDataSet(nodeId: string, data: DataSet): NodeProfile {
+  const known = rememberedFor(nodeId, data);
+  if (known) return known;
+  const columns = profiledColumns(data);
+  for (const column of columns) column.add(data.rows, 0, data.rows.length);
+  return remember(nodeId, data, columns);
+}
+
+/** Whether `data` is small enough to profile in one go (`profileDataSet`): a few thousand values. */
+export const profiledAtOnce = (data: DataSet) =>
+  data.rows.length * Math.min(data.columns.length, MAX_PROFILED_COLUMNS) <= AT_ONCE_VALUES;
+
+/**
+ * `profileDataSet` without holding the server's thread for longer than a slice (engine/slices.ts): the same profile,
+ * made ROWS_PER_LOOK rows of a column at a time, with a turn of the event loop whenever a slice is used up. Rejects
+ * with `signal`'s reason once it is aborted (a cancel of the run, a shutdown).
+ */
+export async function profileInSlices(nodeId: string, data: DataSet, signal?: AbortSignal): Promise<NodeProfile> {
+  const known = rememberedFor(nodeId, data);
+  if (known) return known;
+  const columns = profiledColumns(data);
+  const slices = new Slices(signal);
+  for (const column of columns) {
+    for (let i = 0; i < data.rows.length; i += ROWS_PER_LOOK) {
+      column.add(data.rows, i, Math.min(i + ROWS_PER_LOOK, data.rows.length));
+      if (slices.due()) await slices.next();
+    }
+  }
+  return remember(nodeId, data, columns);
+}
+
+/** The profile made already for `data` (the same rows still), as `nodeId`'s. */
+function rememberedFor(nodeId: string, data: DataSet): NodeProfile | null {
+  const known = computed.get(data);
+  return known && known.row_count === data.rows.length ? { ...known, node_id: nodeId } : null;
+}
+
+const profiledColumns = (data: DataSet) =>
+  data.columns.slice(0, MAX_PROFILED_COLUMNS).map((name) => new ColumnProfiler(name));
+
+function remember(nodeId: string, data: DataSet, columns: readonly ColumnProfiler[]): NodeProfile {
+  const total = data.rows.length;
+  const profile = { node_id: nodeId, row_count: total, columns: columns.map((c) => c.profile(total)) };
+  computed.set(data, profile);
+  return profile;
 }

@@ -256,9 +256,11 @@ export class RunExecution {
       try {
         const result = await this.attempt(def, node, config, inputs, inputIds, attempt, settings.timeoutMs);
         const ended = { duration: Date.now() - started, at: this.now() };
-        // a large output is profiled in slices first, not counted in the node's time (succeedNode then finds it made)
-        if (!profiledAtOnce(result.output)) await profileInSlices(id, result.output);
-        return this.succeedNode(id, ended, result);
+        // not counted in the node's time; a large output's in slices, which a cancel or a shutdown stops (below)
+        const profile = profiledAtOnce(result.output)
+          ? profileDataSet(id, result.output)
+          : await profileInSlices(id, result.output, AbortSignal.any([this.shutdown.signal, this.cancelling.signal]));
+        return this.succeedNode(id, ended, result, profile);
       } catch (e) {
         const message = this.nodeError(errorMessage(e));
         if (this.shutdown.signal.aborted) return this.failNode(id, started, inputs, INTERRUPTED, false);
@@ -365,8 +367,13 @@ export class RunExecution {
     });
   }
 
-  /** `ended`: the node's time, and when it ended. */
-  private succeedNode(id: string, ended: { duration: number; at: string }, result: NodeResult): void {
+  /** `ended`: the node's time, and when it ended; `profile`: its output's. */
+  private succeedNode(
+    id: string,
+    ended: { duration: number; at: string },
+    result: NodeResult,
+    profile: NodeProfile,
+  ): void {
     const record = this.records.get(id) as NodeRun;
     const output = result.output;
     const rowCount = result.rowCount ?? output.rows.length;
@@ -401,7 +408,7 @@ export class RunExecution {
         run_id: this.run.id,
         node_id: id,
         kind: "profile",
-        data: this.shownProfile(profileDataSet(id, output)),
+        data: this.shownProfile(profile),
       },
       this.options.claim,
     );

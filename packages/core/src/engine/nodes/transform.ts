@@ -146,6 +146,10 @@ function aggregate(data: DataSet, rule: Extract<TransformRule, { type: "aggregat
   return { columns: [...rule.group_by, ...names], rows };
 }
 
+/** The columns `deduplicate` tells rows apart by: those it names, or the data set's. */
+const keyColumns = (rule: Extract<TransformRule, { type: "deduplicate" }>, columns: readonly string[]) =>
+  rule.columns ?? columns;
+
 /**
  * The rows of `rows` whose key (by `keyColumns`, or all of a row's own keys where none are named) is not in `seen`
  * yet, in order; their keys are added to `seen`.
@@ -278,7 +282,7 @@ export function applyRule(
       return { columns, rows: sorted };
     }
     case "deduplicate":
-      return { columns, rows: firstOfEach(rows, rule.columns ?? columns, new Set()) };
+      return { columns, rows: firstOfEach(rows, keyColumns(rule, columns), new Set()) };
     case "aggregate":
       return aggregate(data, rule);
     case "limit":
@@ -289,24 +293,31 @@ export function applyRule(
 /** Rows a rule is given at a time when there are more (applyInSlices): the clock is looked at between chunks. */
 const CHUNK_ROWS = 1024;
 
-/** Rules that make each row from that row alone, the data set's columns and `params`: any chunk of rows on its own. */
-const ROW_BY_ROW: ReadonlySet<TransformRule["type"]> = new Set([
-  "rename",
-  "select",
-  "drop",
-  "add_column",
-  "filter",
-  "cast",
-  "fill_null",
-  "replace",
-  "apply_function",
-] satisfies TransformRule["type"][]);
+/**
+ * How each rule goes over many rows (applyInSlices): `row`, each row made from that row alone, the data set's columns
+ * and `params`, so any chunk of rows on its own; `keys`, deduplicate's, the keys seen so far carried from chunk to
+ * chunk; `all`, all the rows at once.
+ */
+const OVER_MANY_ROWS: Readonly<Record<TransformRule["type"], "row" | "keys" | "all">> = {
+  rename: "row",
+  select: "row",
+  drop: "row",
+  add_column: "row",
+  filter: "row",
+  cast: "row",
+  fill_null: "row",
+  replace: "row",
+  apply_function: "row",
+  deduplicate: "keys",
+  sort: "all",
+  aggregate: "all",
+  limit: "all",
+};
 
 /**
- * `applyRule` over many rows without holding the server's thread for longer than a slice (engine/slices.ts): a rule
- * made row by row, and `deduplicate` (the keys seen so far carried over), is applied to CHUNK_ROWS rows at a time,
- * with a turn of the event loop whenever a slice is used up; the result is the same as in one go. `sort` and
- * `aggregate` take all the rows at once.
+ * `applyRule` over many rows without holding the server's thread for much longer than a slice (engine/slices.ts):
+ * CHUNK_ROWS rows at a time (OVER_MANY_ROWS), with a turn of the event loop whenever a slice is used up; the result
+ * is the same as in one go.
  */
 async function applyInSlices(
   data: DataSet,
@@ -315,15 +326,15 @@ async function applyInSlices(
   budget: EvaluationBudget,
   slices: Slices,
 ): Promise<DataSet> {
-  const dedupe = rule.type === "deduplicate";
-  if (!dedupe && !ROW_BY_ROW.has(rule.type)) return applyRule(data, rule, params, budget);
+  const how = OVER_MANY_ROWS[rule.type];
+  if (how === "all") return applyRule(data, rule, params, budget);
   const seen = new Set<string>();
   let columns = data.columns;
   const rows: Row[] = [];
   for (let i = 0; i < data.rows.length; i += CHUNK_ROWS) {
     const chunk = data.rows.slice(i, i + CHUNK_ROWS);
-    if (dedupe) {
-      for (const r of firstOfEach(chunk, rule.columns ?? data.columns, seen)) rows.push(r);
+    if (rule.type === "deduplicate") {
+      for (const r of firstOfEach(chunk, keyColumns(rule, data.columns), seen)) rows.push(r);
     } else {
       const done = applyRule({ columns: data.columns, rows: chunk }, rule, params, budget);
       columns = done.columns;
@@ -345,16 +356,16 @@ export const transformNode = defineNodeType({
     const before = data.rows.length;
     // the expressions of all rules over all rows share one budget (docs/nodes.md#transform)
     const budget = new EvaluationBudget();
-    const slices = new Slices(ctx.signal);
+    let slices: Slices | undefined; // made for the first rule over many rows
     for (let i = 0; i < config.rules.length; i++) {
       const rule = config.rules[i]!;
       try {
         data =
           data.rows.length > CHUNK_ROWS
-            ? await applyInSlices(data, rule, ctx.params, budget, slices)
+            ? await applyInSlices(data, rule, ctx.params, budget, (slices ??= new Slices(ctx.signal)))
             : applyRule(data, rule, ctx.params, budget);
       } catch (e) {
-        if (ctx.signal.aborted) throw e; // the node's timeout or a cancel, between two slices: not the rule's fault
+        if (e === ctx.signal.reason) throw e; // the node's timeout or a cancel, between two slices
         throw new SluiceError("invalid", `rule ${i + 1} (${rule.type}): ${(e as Error).message}`);
       }
     }

@@ -52,6 +52,31 @@ describe("transform over many rows, in slices", () => {
     expect(input.rows[5000]).toEqual({ id: 5000, region: "us", code: "c2500", amount: "3750", note: null });
   });
 
+  it("deduplicates by all of each row's own keys across chunks, rows with keys beyond the columns included", async () => {
+    const input = manyRows(6_000);
+    input.rows.forEach((r, i) => {
+      if (i % 4 === 0) r.extra = i % 8; // a key the columns do not name (a code node's output can have one)
+      delete r.id;
+    });
+    const config = transformConfig.parse({ rules: [{ type: "deduplicate" }] });
+    const { ctx } = nodeContext("transform");
+    const out = (await transformNode.run(ctx, config, [input])).output;
+    expect(out.rows).toEqual(applyRule(input, config.rules[0]!, {}).rows);
+    expect(out.rows.length).toBeLessThan(6_000);
+  });
+
+  it("names the rule that fails over many rows as over few, also when the node's signal is aborted already", async () => {
+    const config = transformConfig.parse({ rules: [{ type: "select", columns: ["id", "nope"] }] });
+    const controller = new AbortController();
+    controller.abort(new Error("the run was cancelled"));
+    for (const signal of [undefined, controller.signal]) {
+      const { ctx } = nodeContext("transform", signal ? { signal } : {});
+      await expect(transformNode.run(ctx, config, [manyRows(5_000)])).rejects.toThrow(
+        "rule 1 (select): select: unknown column(s) nope",
+      );
+    }
+  });
+
   it("lets the event loop turn while it works: a callback queued before it runs before it ends", async () => {
     // about half a second of rules on this machine; any machine a hundred times faster still needs several slices
     const input = manyRows(200_000);
@@ -89,5 +114,15 @@ describe("a profile made in slices", () => {
     const inSlices = await profileInSlices("n", { columns, rows });
     expect(inSlices).toEqual(profileDataSet("n", { columns, rows: [...rows] }));
     expect(inSlices.columns.find((c) => c.name === "code")).toMatchObject({ distinct_count: 17_500, type: "string" });
+  });
+
+  it("stops between two slices once its signal is aborted (a cancel of the run), with the signal's reason", async () => {
+    const controller = new AbortController();
+    const reason = new Error("the run was cancelled");
+    setImmediate(() => controller.abort(reason));
+    const rows = manyRows(300_000).rows;
+    await expect(
+      profileInSlices("n", { columns: ["id", "region", "code", "amount"], rows }, controller.signal),
+    ).rejects.toBe(reason);
   });
 });
