@@ -65,6 +65,23 @@ describe("transform over many rows, in slices", () => {
     expect(out.rows.length).toBeLessThan(6_000);
   });
 
+  it("sorts as one stable sort does: ties keep their order, nulls last, ascending and descending", async () => {
+    const input = manyRows(20_000);
+    input.rows.forEach((r, i) => {
+      if (i % 11 === 0) r.region = null;
+    });
+    for (const sort of [
+      { type: "sort", columns: "region" },
+      { type: "sort", columns: ["region", "code"], descending: true },
+    ]) {
+      const config = transformConfig.parse({ rules: [sort] });
+      const { ctx } = nodeContext("transform");
+      const out = (await transformNode.run(ctx, config, [input])).output;
+      expect(out.rows).toEqual(applyRule(input, config.rules[0]!, {}).rows);
+      expect(out.rows.at(-1)?.region).toBeNull();
+    }
+  });
+
   it("names the rule that fails over many rows as over few, also when the node's signal is aborted already", async () => {
     const config = transformConfig.parse({ rules: [{ type: "select", columns: ["id", "nope"] }] });
     const controller = new AbortController();
