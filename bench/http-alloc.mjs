@@ -18,7 +18,18 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chainSpec, withPipelineServer } from "./lib/chain-40.mjs";
-import { ORDER_RULES, eachMode, eventCollector, loadavg, median, mmm, parseArgs, tmpDir } from "./lib/serve.mjs";
+import {
+  ORDER_RULES,
+  eachMode,
+  eventCollector,
+  loadavg,
+  median,
+  mmm,
+  parseArgs,
+  tmpDir,
+  startedAs,
+  reproduceCommand,
+} from "./lib/serve.mjs";
 
 const SAMPLER = path.join(path.dirname(fileURLToPath(import.meta.url)), "lib", "alloc-sampler.mjs");
 
@@ -137,7 +148,6 @@ function report(mode, results, label) {
     console.log(`    ${(bytes / opts.runs / 1024).toFixed(1).padStart(7)}  ${site}`);
 }
 
-const flags = process.argv.slice(2).filter((a, i, all) => !(a === "--db" || all[i - 1] === "--db"));
 await eachMode(opts, {
   once,
   report,
@@ -146,9 +156,7 @@ await eachMode(opts, {
     console.log(`  this/baseline (medians): allocated per run ×${ratio.toFixed(2)}`);
   },
   after(mode, results) {
-    console.log(
-      `  server started as: ${results[0].command.replace(/--port \d+/, "--port <free>").replace(/--db \S+/, mode === "sqlite" ? "--db <tmp>/sluice.db" : "--db postgres://postgres@127.0.0.1:5432/<throw-away>")}`,
-    );
-    console.log(`  reproduce: node bench/http-alloc.mjs --db ${mode}${flags.length ? " " + flags.join(" ") : ""}`);
+    console.log(`  server started as: ${startedAs(results[0].command, mode)}`);
+    console.log(`  reproduce: ${reproduceCommand(mode)}`);
   },
 });

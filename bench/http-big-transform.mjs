@@ -27,6 +27,8 @@ import {
   startServer,
   tmpDir,
   writeOrdersCsv,
+  startedAs,
+  reproduceCommand,
 } from "./lib/serve.mjs";
 
 const opts = parseArgs(process.argv.slice(2), { db: "sqlite", rows: 300_000, reps: 3, rules: "orders", baseline: "" });
@@ -135,8 +137,6 @@ function report(mode, results, prefix) {
     );
 }
 
-const flags = process.argv.slice(2).filter((a, i, all) => !(a === "--db" || all[i - 1] === "--db"));
-
 await eachMode(opts, {
   once,
   report,
@@ -148,11 +148,7 @@ await eachMode(opts, {
     console.log(`  this/baseline (medians): ${ratios.join(", ")}`);
   },
   after(mode, results) {
-    console.log(
-      `  server started as: ${results[0].command.replace(/--port \d+/, "--port <free>").replace(/--db \S+/, mode === "sqlite" ? "--db <tmp>/sluice.db" : "--db postgres://postgres@127.0.0.1:5432/<throw-away>")}`,
-    );
-    console.log(
-      `  reproduce: node bench/http-big-transform.mjs --db ${mode}${flags.length ? " " + flags.join(" ") : ""}`,
-    );
+    console.log(`  server started as: ${startedAs(results[0].command, mode)}`);
+    console.log(`  reproduce: ${reproduceCommand(mode)}`);
   },
 });

@@ -29,7 +29,7 @@
 // client keeps its own). A fresh server is still compiling its hot code after 5 warm-up runs: compare --warmup 5
 // with --warmup 400 to see what the warm-up costs (docs/performance.md, "A fresh server's compiler").
 import { N, measureChain } from "./lib/chain-40.mjs";
-import { eachMode, median, mmm, parseArgs } from "./lib/serve.mjs";
+import { eachMode, median, mmm, parseArgs, startedAs, reproduceCommand } from "./lib/serve.mjs";
 
 const opts = parseArgs(process.argv.slice(2), {
   db: "both",
@@ -64,8 +64,6 @@ const TARGETS = {
   toStart: "none",
   afterEnd: "none",
 };
-
-const flags = process.argv.slice(2).filter((a, i, all) => !(a === "--db" || all[i - 1] === "--db"));
 
 function report(mode, results, label) {
   console.log(
@@ -126,9 +124,7 @@ await eachMode(opts, {
   },
   after(mode, results) {
     console.log(`  server-side timestamps have 1 ms resolution`);
-    console.log(
-      `  server started as: ${results[0].command.replace(/--port \d+/, "--port <free>").replace(/--db \S+/, mode === "sqlite" ? "--db <tmp>/sluice.db" : "--db postgres://postgres@127.0.0.1:5432/<throw-away>")}`,
-    );
-    console.log(`  reproduce: node bench/http-chain-40.mjs --db ${mode}${flags.length ? " " + flags.join(" ") : ""}`);
+    console.log(`  server started as: ${startedAs(results[0].command, mode)}`);
+    console.log(`  reproduce: ${reproduceCommand(mode)}`);
   },
 });

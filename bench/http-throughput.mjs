@@ -54,6 +54,8 @@ import {
   storeCounts,
   tmpDir,
   writeOrdersCsv,
+  startedAs,
+  reproduceCommand,
 } from "./lib/serve.mjs";
 
 const opts = parseArgs(process.argv.slice(2), {
@@ -272,12 +274,9 @@ function report(mode, results, label = "") {
   console.log(
     `  event-loop delay max        min/median/max ${mmm(pick("eldMax"), 1, " ms")} (10 ms timer resolution included)`,
   );
-  console.log(
-    `  server started as: ${results[0].command.replace(/--port \d+/, "--port <free>").replace(/--db \S+/, mode === "sqlite" ? "--db <tmp>/sluice.db" : "--db postgres://postgres@127.0.0.1:5432/<throw-away>")}`,
-  );
+  console.log(`  server started as: ${startedAs(results[0].command, mode)}`);
 }
 
-const flags = process.argv.slice(2).filter((a, i, all) => !(a === "--db" || all[i - 1] === "--db"));
 await eachMode(opts, {
   once,
   report,
@@ -291,6 +290,6 @@ await eachMode(opts, {
     );
   },
   after(mode) {
-    console.log(`  reproduce: node bench/http-throughput.mjs --db ${mode}${flags.length ? " " + flags.join(" ") : ""}`);
+    console.log(`  reproduce: ${reproduceCommand(mode)}`);
   },
 });

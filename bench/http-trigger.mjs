@@ -38,6 +38,8 @@ import {
   parseArgs,
   startServer,
   tmpDir,
+  startedAs,
+  reproduceCommand,
 } from "./lib/serve.mjs";
 
 const opts = parseArgs(process.argv.slice(2), {
@@ -147,8 +149,6 @@ function report(mode, results, prefix) {
     );
 }
 
-const flags = process.argv.slice(2).filter((a, i, all) => !(a === "--db" || all[i - 1] === "--db"));
-
 await eachMode(opts, {
   once,
   report,
@@ -160,9 +160,7 @@ await eachMode(opts, {
     console.log(`  this/baseline (medians of the medians): ${ratios.join(", ")}`);
   },
   after(mode, results) {
-    console.log(
-      `  server started as: ${results[0].command.replace(/--port \d+/, "--port <free>").replace(/--db \S+/, mode === "sqlite" ? "--db <tmp>/sluice.db" : "--db postgres://postgres@127.0.0.1:5432/<throw-away>")}`,
-    );
-    console.log(`  reproduce: node bench/http-trigger.mjs --db ${mode}${flags.length ? " " + flags.join(" ") : ""}`);
+    console.log(`  server started as: ${startedAs(results[0].command, mode)}`);
+    console.log(`  reproduce: ${reproduceCommand(mode)}`);
   },
 });

@@ -123,6 +123,21 @@ export function rssSampler(pid, everyMs = 100) {
   };
 }
 
+/** The command that started a benchmark's server (`startServer`), its port and database written generically. */
+export const startedAs = (command, mode) =>
+  command
+    .replace(/--port \d+/, "--port <free>")
+    .replace(
+      /--db \S+/,
+      mode === "sqlite" ? "--db <tmp>/sluice.db" : "--db postgres://postgres@127.0.0.1:5432/<throw-away>",
+    );
+
+/** The command that reproduces the running script's figures for `mode`: its own arguments, `--db` but one. */
+export function reproduceCommand(mode) {
+  const flags = process.argv.slice(2).filter((a, i, all) => !(a === "--db" || all[i - 1] === "--db"));
+  return `node ${path.relative(ROOT, process.argv[1])} --db ${mode}${flags.length ? " " + flags.join(" ") : ""}`;
+}
+
 /** The `sluice` of another built checkout: a baseline to compare with (`--baseline DIR`). */
 export const binOf = (checkout) => path.resolve(checkout, "packages/server-koa/bin/sluice.js");
 
