@@ -3,7 +3,7 @@ import type { ColumnProfile, NodeProfile } from "../model/run.js";
 import { cell, type DataSet, type Row } from "./dataset.js";
 import { DistinctCounter } from "./distinct-counter.js";
 import { SHOWN_ITEMS, shownValue } from "./shown-value.js";
-import { Slices } from "./slices.js";
+import { fitsOneGo, Slices } from "./slices.js";
 
 /**
  * A binary value as a distinct-count key: its length and digest (JSON would write each byte as a number, several times
@@ -104,12 +104,6 @@ class ColumnProfiler {
  */
 export const MAX_PROFILED_COLUMNS = SHOWN_ITEMS;
 
-/** Values (rows × columns profiled) a data set may have to be profiled in one go, without a look at the clock. */
-const AT_ONCE_VALUES = 4096;
-
-/** Rows of a column profiled between two looks at the clock (profileInSlices). */
-const ROWS_PER_LOOK = 4096;
-
 /**
  * Profile of a node's whole output: per column type, nulls, distinct values (exact up to 20,000, estimated above —
  * see DistinctCounter), min/max and the numeric mean.
@@ -122,26 +116,21 @@ export function profileDataSet(nodeId: string, data: DataSet): NodeProfile {
   return remember(nodeId, data, columns);
 }
 
-/** Whether `data` is small enough to profile in one go (`profileDataSet`): a few thousand values. */
+/** Whether `data` is small enough to profile in one go (`profileDataSet`; engine/slices.ts, fitsOneGo). */
 export const profiledAtOnce = (data: DataSet) =>
-  data.rows.length * Math.min(data.columns.length, MAX_PROFILED_COLUMNS) <= AT_ONCE_VALUES;
+  fitsOneGo(data.rows.length, Math.min(data.columns.length, MAX_PROFILED_COLUMNS));
 
 /**
  * `profileDataSet` without holding the server's thread for longer than a slice (engine/slices.ts): the same profile,
- * made ROWS_PER_LOOK rows of a column at a time, with a turn of the event loop whenever a slice is used up. Rejects
- * with `signal`'s reason once it is aborted (a cancel of the run, a shutdown).
+ * made a piece of a column's rows at a time (Slices.each), with a turn of the event loop whenever a slice is used up.
+ * Rejects with `signal`'s reason once it is aborted (a cancel of the run, a shutdown).
  */
 export async function profileInSlices(nodeId: string, data: DataSet, signal?: AbortSignal): Promise<NodeProfile> {
   const known = rememberedFor(nodeId, data);
   if (known) return known;
   const columns = profiledColumns(data);
   const slices = new Slices(signal);
-  for (const column of columns) {
-    for (let i = 0; i < data.rows.length; i += ROWS_PER_LOOK) {
-      column.add(data.rows, i, Math.min(i + ROWS_PER_LOOK, data.rows.length));
-      if (slices.due()) await slices.next();
-    }
-  }
+  for (const column of columns) await slices.each(data.rows.length, (from, to) => column.add(data.rows, from, to));
   return remember(nodeId, data, columns);
 }
 

@@ -3,7 +3,7 @@ import { cell, copyRow, ownProperty, withValue, type DataSet, type Row } from ".
 import { compileExpression, EvaluationBudget, spendRuleText, spendWrittenValue } from "../expression.js";
 import { replaceText } from "../replace-text.js";
 import { defineNodeType } from "../node-type.js";
-import { Slices } from "../slices.js";
+import { fitsOneGo, Slices } from "../slices.js";
 import { z } from "zod";
 import { loose } from "./config-parts.js";
 import { TransformRuleSchema } from "./transform-rules.js";
@@ -293,13 +293,10 @@ export function applyRule(
   }
 }
 
-/** Rows a rule is given at a time when there are more (applyInSlices): the clock is looked at between chunks. */
-const CHUNK_ROWS = 1024;
-
 /**
  * How each rule goes over many rows (applyInSlices): `row`, each row made from that row alone, the data set's columns
- * and `params`, so any chunk of rows on its own; `keys`, deduplicate's, the keys seen so far carried from chunk to
- * chunk; `merge`, sort's (sortInSlices); `all`, all the rows at once.
+ * and `params`, so any piece of rows on its own; `keys`, deduplicate's, the keys seen so far carried from piece to
+ * piece; `merge`, sort's (sortInSlices); `all`, all the rows at once.
  */
 const OVER_MANY_ROWS: Readonly<Record<TransformRule["type"], "row" | "keys" | "merge" | "all">> = {
   rename: "row",
@@ -318,9 +315,9 @@ const OVER_MANY_ROWS: Readonly<Record<TransformRule["type"], "row" | "keys" | "m
 };
 
 /**
- * `applyRule` over many rows without holding the server's thread for much longer than a slice (engine/slices.ts):
- * CHUNK_ROWS rows at a time (OVER_MANY_ROWS), with a turn of the event loop whenever a slice is used up; the result
- * is the same as in one go.
+ * `applyRule` over many rows without holding the server's thread for much longer than a slice (engine/slices.ts): a
+ * piece of rows at a time (OVER_MANY_ROWS, Slices.each), with a turn of the event loop whenever a slice is used up;
+ * the result is the same as in one go.
  */
 async function applyInSlices(
   data: DataSet,
@@ -336,34 +333,30 @@ async function applyInSlices(
   const seen = new Set<string>();
   let columns = data.columns;
   const rows: Row[] = [];
-  for (let i = 0; i < data.rows.length; i += CHUNK_ROWS) {
-    const chunk = data.rows.slice(i, i + CHUNK_ROWS);
+  await slices.each(data.rows.length, (from, to) => {
+    const piece = data.rows.slice(from, to);
     if (rule.type === "deduplicate") {
-      for (const r of firstOfEach(chunk, keyColumns(rule, data.columns), seen)) rows.push(r);
+      for (const r of firstOfEach(piece, keyColumns(rule, data.columns), seen)) rows.push(r);
     } else {
-      const done = applyRule({ columns: data.columns, rows: chunk }, rule, params, budget);
+      const done = applyRule({ columns: data.columns, rows: piece }, rule, params, budget);
       columns = done.columns;
       for (const r of done.rows) rows.push(r);
     }
-    if (slices.due()) await slices.next();
-  }
+  });
   return { columns, rows };
 }
 
-/** Rows sorted at a time before they are merged (sortInSlices): a few milliseconds of comparisons. */
-const SORT_RUN_ROWS = 4096;
+/** Rows merged between two looks at the clock (sortInSlices): one comparison of rows can look at many columns. */
+const MERGED_PER_LOOK = 16;
 
 /**
- * `rows` sorted by `order` in slices: runs of SORT_RUN_ROWS rows sorted each, then merged two by two, the earlier
- * run's row first where `order` finds two equal. The same rows in the same order as one stable sort (as
- * `Array.prototype.sort`) for an order that is consistent (not for a column mixing numbers and texts).
+ * `rows` sorted by `order` in slices: runs of rows sorted each (as many rows as Slices.each gives a piece), then merged
+ * two by two, the earlier run's row first where `order` finds two equal. The same rows in the same order as one
+ * stable sort (as `Array.prototype.sort`) for an order that is consistent (not for a column mixing numbers and texts).
  */
 async function sortInSlices(rows: readonly Row[], order: (a: Row, b: Row) => number, slices: Slices): Promise<Row[]> {
   let runs: Row[][] = [];
-  for (let i = 0; i < rows.length; i += SORT_RUN_ROWS) {
-    runs.push(rows.slice(i, i + SORT_RUN_ROWS).sort(order));
-    if (slices.due()) await slices.next();
-  }
+  await slices.each(rows.length, (from, to) => runs.push(rows.slice(from, to).sort(order)));
   while (runs.length > 1) {
     const merged: Row[][] = [];
     for (let i = 0; i < runs.length; i += 2) {
@@ -378,7 +371,7 @@ async function sortInSlices(rows: readonly Row[], order: (a: Row, b: Row) => num
       let y = 0;
       while (x < a.length && y < b.length) {
         out.push(order(b[y]!, a[x]!) < 0 ? b[y++]! : a[x++]!);
-        if (out.length % CHUNK_ROWS === 0 && slices.due()) await slices.next();
+        if (out.length % MERGED_PER_LOOK === 0 && slices.due()) await slices.next();
       }
       while (x < a.length) out.push(a[x++]!);
       while (y < b.length) out.push(b[y++]!);
@@ -404,10 +397,9 @@ export const transformNode = defineNodeType({
     for (let i = 0; i < config.rules.length; i++) {
       const rule = config.rules[i]!;
       try {
-        data =
-          data.rows.length > CHUNK_ROWS
-            ? await applyInSlices(data, rule, ctx.params, budget, (slices ??= new Slices(ctx.signal)))
-            : applyRule(data, rule, ctx.params, budget);
+        data = fitsOneGo(data.rows.length, data.columns.length)
+          ? applyRule(data, rule, ctx.params, budget)
+          : await applyInSlices(data, rule, ctx.params, budget, (slices ??= new Slices(ctx.signal)));
       } catch (e) {
         if (e === ctx.signal.reason) throw e; // the node's timeout or a cancel, between two slices
         throw new SluiceError("invalid", `rule ${i + 1} (${rule.type}): ${(e as Error).message}`);

@@ -113,6 +113,21 @@ describe("transform over many rows, in slices", () => {
     expect(turnedAt).toBeLessThan(endedAt);
   });
 
+  it("works in slices over few rows of many columns too: a callback queued before it runs before it ends", async () => {
+    // 600 rows of 1,000 columns: a rename of them all is a few hundred milliseconds of work here
+    const columns = Array.from({ length: 1000 }, (_, i) => `c${i}`);
+    const rows = Array.from({ length: 600 }, (_, r) => Object.fromEntries(columns.map((c, i) => [c, r + i])));
+    const mapping = Object.fromEntries(columns.map((c) => [c, `${c}_new`]));
+    const config = transformConfig.parse({ rules: [{ type: "rename", mapping }] });
+    const { ctx } = nodeContext("transform");
+    let turnedAt = Number.POSITIVE_INFINITY;
+    setImmediate(() => (turnedAt = performance.now()));
+    const out = (await transformNode.run(ctx, config, [{ columns, rows }])).output;
+    const endedAt = performance.now();
+    expect(out.rows[599]?.c999_new).toBe(599 + 999);
+    expect(turnedAt).toBeLessThan(endedAt);
+  });
+
   it("stops between two slices once its signal is aborted (its timeout, a cancel), with the signal's reason", async () => {
     const controller = new AbortController();
     const reason = new Error("timed out after 1 s (attempt 1)");
