@@ -63,11 +63,9 @@ export class Slices {
   }
 }
 
-/** `fn` for each row, in slices (Slices). */
-export async function eachRowInSlices(rows: Row[], signal: AbortSignal, fn: (row: Row, i: number) => void) {
-  const slices = new Slices(signal);
-  for (let i = 0; i < rows.length; i++) {
-    fn(rows[i]!, i);
-    if (slices.due()) await slices.next();
-  }
+/** `fn` for each row, in slices (Slices.each). */
+export function eachRowInSlices(rows: Row[], signal: AbortSignal, fn: (row: Row, i: number) => void): Promise<void> {
+  return new Slices(signal).each(rows.length, (from, to) => {
+    for (let i = from; i < to; i++) fn(rows[i]!, i);
+  });
 }
