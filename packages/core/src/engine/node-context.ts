@@ -4,6 +4,7 @@ import { SluiceError } from "../errors.js";
 import type { LogLevel } from "../model/run.js";
 import type { PipelineNode } from "../model/node.js";
 import type { Row } from "./dataset.js";
+import { DLQ_ENTRY_ROWS } from "./dlq-payload.js";
 import { defaultHttpClient, type HttpClient } from "./http/http-client.js";
 import type { NodeContext } from "./node-type.js";
 import { SecretScrubber } from "./secret-scrubber.js";
@@ -26,7 +27,11 @@ export interface NodeContextOptions {
   startedAt?: string;
   secrets?: SecretsResolver;
   log?: (level: LogLevel, message: string) => void;
-  deadLetter?: (rows: Row[], error: string) => Promise<void>;
+  /**
+   * Writes a DLQ entry: `rows` as people may read them (the first DLQ_ENTRY_ROWS of those the node sent), `total` the
+   * number it sent.
+   */
+  deadLetter?: (rows: Row[], error: string, total: number) => Promise<void>;
   /** Outbound HTTP port; default the guarded client with system DNS. */
   http?: HttpClient;
   /**
@@ -89,10 +94,12 @@ export function createNodeContext(o: NodeContextOptions): NodeContext {
       }
     },
     http: o.http ?? defaultHttpClient(),
+    // only the rows an entry can keep are made readable (a quality check can send hundreds of thousands)
     deadLetter: (rows, error) =>
       deadLetter(
-        rows.map((row) => scrubber.shown(row)),
+        rows.slice(0, DLQ_ENTRY_ROWS).map((row) => scrubber.shown(row)),
         scrubber.scrub(error),
+        rows.length,
       ),
   };
 }

@@ -308,7 +308,7 @@ export class RunExecution {
       timeoutMs,
       inputIds,
       log: (level, message) => this.log(level, message, node.id),
-      deadLetter: (rows, error) => this.deadLetter(node, rows, error),
+      deadLetter: (rows, error, total) => this.deadLetter(node, rows, error, total),
     });
     const aborted = new Promise<never>((_, reject) => {
       controller.signal.addEventListener("abort", () => reject(controller.signal.reason as Error), { once: true });
@@ -478,8 +478,8 @@ export class RunExecution {
   }
 
   /** Writes a DLQ entry of `rows`, already as people may read them (`SecretScrubber.shown`). */
-  private async deadLetter(node: PipelineNode, rows: Row[], error: string): Promise<void> {
-    const payload = dlqPayload(rows);
+  private async deadLetter(node: PipelineNode, rows: Row[], error: string, total = rows.length): Promise<void> {
+    const payload = dlqPayload(rows, total);
     await this.deps.store.insertDlq([
       {
         id: newId(),

@@ -1,5 +1,3 @@
-import type { Row } from "./dataset.js";
-
 /**
  * Longest the server's thread is held, between two turns of its event loop, by work over a node's rows that runs on
  * it (`transform`'s rules, `quality`'s patterns, a node's profile). The loop's other work waits about that long at
@@ -61,11 +59,11 @@ export class Slices {
       if (this.due()) await this.next();
     }
   }
-}
 
-/** `fn` for each row, in slices (Slices.each). */
-export function eachRowInSlices(rows: Row[], signal: AbortSignal, fn: (row: Row, i: number) => void): Promise<void> {
-  return new Slices(signal).each(rows.length, (from, to) => {
-    for (let i = from; i < to; i++) fn(rows[i]!, i);
-  });
+  /** `fn` for each item of `items`, in order, in pieces sized by `each`. */
+  eachOf<T>(items: readonly T[], fn: (item: T, i: number) => void): Promise<void> {
+    return this.each(items.length, (from, to) => {
+      for (let i = from; i < to; i++) fn(items[i]!, i);
+    });
+  }
 }

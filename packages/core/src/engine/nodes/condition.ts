@@ -1,6 +1,7 @@
 import { cell, EMPTY_DATASET, ownProperty, type DataSet } from "../dataset.js";
 import { compileExpression } from "../expression.js";
 import { defineNodeType } from "../node-type.js";
+import { Slices } from "../slices.js";
 import { z } from "zod";
 import { nonEmpty, loose } from "./config-parts.js";
 
@@ -15,27 +16,33 @@ const numeric = (v: unknown): number | undefined => {
   return undefined;
 };
 
-/** Per-column aggregates over numeric values; `count.x` counts non-null values. */
-export function columnAggregates(data: DataSet): Aggregates {
+/**
+ * Per-column aggregates over numeric values; `count.x` counts non-null values. Over the rows in slices
+ * (engine/slices.ts): over 300,000 rows of 6 columns they held the server's thread for half a second.
+ */
+export async function columnAggregates(data: DataSet, slices: Slices): Promise<Aggregates> {
   const agg: Aggregates = { sum: {}, min: {}, max: {}, avg: {}, count: {} };
-  const columns = new Set([...data.columns, ...data.rows.flatMap((r) => Object.keys(r))]);
+  const columns = new Set(data.columns);
+  await slices.eachOf(data.rows, (row) => {
+    for (const c in row) if (Object.hasOwn(row, c)) columns.add(c);
+  });
   for (const c of columns) {
     let count = 0;
     let n = 0;
     let sum = 0;
     let min = Infinity;
     let max = -Infinity;
-    for (const row of data.rows) {
+    await slices.eachOf(data.rows, (row) => {
       const v = cell(row, c);
-      if (v === null || v === undefined) continue;
+      if (v === null || v === undefined) return;
       count++;
       const x = numeric(v);
-      if (x === undefined) continue;
+      if (x === undefined) return;
       n++;
       sum += x;
       if (x < min) min = x;
       if (x > max) max = x;
-    }
+    });
     ownProperty(agg.count, c, count);
     ownProperty(agg.sum, c, n ? sum : null);
     ownProperty(agg.min, c, n ? min : null);
@@ -67,7 +74,7 @@ export const conditionNode = defineNodeType({
       rows: input.rows.slice(0, config.sample_rows ?? DEFAULT_SAMPLE_ROWS),
       first: input.rows[0] ?? null,
       params: ctx.params,
-      ...columnAggregates(input),
+      ...(await columnAggregates(input, new Slices(ctx.signal))),
     });
     const passed = Boolean(value);
     return {

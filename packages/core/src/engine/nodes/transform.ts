@@ -5,12 +5,13 @@ import { replaceText } from "../replace-text.js";
 import { defineNodeType } from "../node-type.js";
 import { fitsOneGo, Slices } from "../slices.js";
 import { z } from "zod";
+import { compareValues, isNull, keyOf } from "./cell-values.js";
 import { loose } from "./config-parts.js";
+import { Groups } from "./transform-aggregate.js";
 import { TransformRuleSchema } from "./transform-rules.js";
 import type { TransformRule } from "./transform-rules.js";
 
 const list = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
-const isNull = (v: unknown) => v === null || v === undefined;
 
 function castValue(value: unknown, to: string): unknown {
   if (isNull(value) || value === "") return null;
@@ -73,14 +74,6 @@ function applyFunction(value: unknown, fn: string, digits = 0): unknown {
   }
 }
 
-const compare = (a: unknown, b: unknown): number => {
-  if (isNull(a) && isNull(b)) return 0;
-  if (isNull(a)) return 1; // nulls last
-  if (isNull(b)) return -1;
-  if (typeof a === "number" && typeof b === "number") return a - b;
-  return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
-};
-
 /**
  * What a row expression sees: the row's columns, `row` (the row itself) and `params`, the last two winning over
  * columns of those names. One object per rule, refilled for each row: a copy of every row (`{ ...row }`) was the
@@ -116,34 +109,11 @@ class RowScope {
   }
 }
 
-/** A key that tells rows apart by the given columns (values of any type). */
-const keyOf = (row: Row, columns: readonly string[]) => JSON.stringify(columns.map((c) => cell(row, c) ?? null));
-
+/** `aggregate` over rows in one go. */
 function aggregate(data: DataSet, rule: Extract<TransformRule, { type: "aggregate" }>): DataSet {
-  const groups = new Map<string, { first: Row; rows: Row[] }>();
-  for (const row of data.rows) {
-    const key = keyOf(row, rule.group_by);
-    let g = groups.get(key);
-    if (!g) groups.set(key, (g = { first: row, rows: [] }));
-    g.rows.push(row);
-  }
-  const names = rule.aggregations.map((a) => a.as ?? (a.column ? `${a.function}_${a.column}` : a.function));
-  const rows = [...groups.values()].map(({ first, rows: members }) => {
-    const out: Row = {};
-    for (const c of rule.group_by) ownProperty(out, c, cell(first, c) ?? null);
-    rule.aggregations.forEach((a, i) => {
-      const values = a.column ? members.map((r) => cell(r, a.column!)).filter((v) => !isNull(v)) : members;
-      const nums = () => values.map(Number).filter((n) => Number.isFinite(n));
-      let result: unknown = null;
-      if (a.function === "count") result = values.length;
-      else if (a.function === "sum") result = nums().reduce((s, n) => s + n, 0);
-      else if (a.function === "avg") result = nums().length ? nums().reduce((s, n) => s + n, 0) / nums().length : null;
-      else if (values.length) result = [...values].sort(compare)[a.function === "min" ? 0 : values.length - 1];
-      ownProperty(out, names[i]!, result);
-    });
-    return out;
-  });
-  return { columns: [...rule.group_by, ...names], rows };
+  const groups = new Groups(rule);
+  for (const row of data.rows) groups.add(row);
+  return { columns: groups.columns, rows: groups.rows() };
 }
 
 /** The order `sort` puts rows in: by its columns in turn, each ascending or descending, nulls last. */
@@ -155,7 +125,7 @@ function sortOrder(rule: Extract<TransformRule, { type: "sort" }>): (a: Row, b: 
     for (const c of by) {
       const x = cell(a, c);
       const y = cell(b, c);
-      const d = compare(x, y);
+      const d = compareValues(x, y);
       if (d !== 0) return isNull(x) || isNull(y) ? d : d * sign;
     }
     return 0;
@@ -296,9 +266,10 @@ export function applyRule(
 /**
  * How each rule goes over many rows (applyInSlices): `row`, each row made from that row alone, the data set's columns
  * and `params`, so any piece of rows on its own; `keys`, deduplicate's, the keys seen so far carried from piece to
- * piece; `merge`, sort's (sortInSlices); `all`, all the rows at once.
+ * piece; `merge`, sort's (sortInSlices); `groups`, aggregate's, its groups filled a piece at a time, then made rows a
+ * piece of groups at a time; `all`, all the rows at once.
  */
-const OVER_MANY_ROWS: Readonly<Record<TransformRule["type"], "row" | "keys" | "merge" | "all">> = {
+const OVER_MANY_ROWS: Readonly<Record<TransformRule["type"], "row" | "keys" | "merge" | "groups" | "all">> = {
   rename: "row",
   select: "row",
   drop: "row",
@@ -310,7 +281,7 @@ const OVER_MANY_ROWS: Readonly<Record<TransformRule["type"], "row" | "keys" | "m
   apply_function: "row",
   deduplicate: "keys",
   sort: "merge",
-  aggregate: "all",
+  aggregate: "groups",
   limit: "all",
 };
 
@@ -330,6 +301,11 @@ async function applyInSlices(
   if (how === "all") return applyRule(data, rule, params, budget);
   if (rule.type === "sort")
     return { columns: data.columns, rows: await sortInSlices(data.rows, sortOrder(rule), slices) };
+  if (rule.type === "aggregate") {
+    const groups = new Groups(rule);
+    await slices.eachOf(data.rows, (row) => groups.add(row));
+    return { columns: groups.columns, rows: await groups.rowsInSlices(slices) };
+  }
   const seen = new Set<string>();
   let columns = data.columns;
   const rows: Row[] = [];

@@ -1,23 +1,29 @@
 import { SluiceError } from "../../errors.js";
 import { cell, ownProperty, type DataSet, type Row } from "../dataset.js";
 import { defineNodeType } from "../node-type.js";
+import { Slices } from "../slices.js";
 import { loose, maxOutputRows, outputLimits } from "./config-parts.js";
 
-/** Concatenates data sets; columns are matched by name (missing ones null), ordered by first appearance. */
-export function unionDataSets(inputs: readonly DataSet[]): DataSet {
+/**
+ * Concatenates data sets; columns are matched by name (missing ones null), ordered by first appearance. Over the rows
+ * in slices (engine/slices.ts): two inputs of 300,000 rows held the server's thread for 0.4 s.
+ */
+export async function unionDataSets(inputs: readonly DataSet[], slices: Slices): Promise<DataSet> {
   const seen = new Set<string>();
   for (const input of inputs) {
     for (const c of input.columns) seen.add(c);
-    for (const row of input.rows) for (const c of Object.keys(row)) seen.add(c);
+    await slices.eachOf(input.rows, (row) => {
+      for (const c in row) if (Object.hasOwn(row, c)) seen.add(c);
+    });
   }
   const columns = [...seen];
   const rows: Row[] = [];
   for (const input of inputs) {
-    for (const row of input.rows) {
+    await slices.eachOf(input.rows, (row) => {
       const out: Row = {};
       for (const c of columns) ownProperty(out, c, cell(row, c) ?? null);
       rows.push(out);
-    }
+    });
   }
   return { columns, rows };
 }
@@ -34,7 +40,7 @@ export const unionNode = defineNodeType({
     const maxRows = outputLimits(config).rows;
     if (count > maxRows)
       throw new SluiceError("invalid", `union would make ${count} rows, more than max_output_rows (${maxRows})`);
-    const output = unionDataSets(inputs);
+    const output = await unionDataSets(inputs, new Slices(ctx.signal));
     return {
       output,
       summary: `union of ${inputs.length} inputs: ${output.rows.length} rows, ${output.columns.length} columns`,

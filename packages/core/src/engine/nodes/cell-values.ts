@@ -1,0 +1,19 @@
+import { cell, type Row } from "../dataset.js";
+
+/** Whether a cell holds no value. */
+export const isNull = (v: unknown) => v === null || v === undefined;
+
+/**
+ * The order of two cells for `sort` and `aggregate`'s min and max: nulls last, numbers as numbers, anything else by
+ * its text.
+ */
+export const compareValues = (a: unknown, b: unknown): number => {
+  if (isNull(a) && isNull(b)) return 0;
+  if (isNull(a)) return 1; // nulls last
+  if (isNull(b)) return -1;
+  if (typeof a === "number" && typeof b === "number") return a - b;
+  return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
+};
+
+/** A key that tells rows apart by the given columns (values of any type). */
+export const keyOf = (row: Row, columns: readonly string[]) => JSON.stringify(columns.map((c) => cell(row, c) ?? null));
