@@ -16,9 +16,22 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "
 export const BIN = path.join(ROOT, "packages/server-koa/bin/sluice.js");
 export const PG_ADMIN_URL = process.env.SLUICE_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
-/** Parses `--key value` / `--flag` arguments. */
+/**
+ * Parses `--key value` / `--flag` arguments. `--help` prints the running script's opening comment (what it measures
+ * and its options) and exits.
+ */
 export function parseArgs(argv, defaults) {
   const out = { ...defaults };
+  if (argv.includes("--help")) {
+    const lines = fs.readFileSync(process.argv[1], "utf8").split("\n");
+    const comment = lines.slice(
+      0,
+      lines.findIndex((l) => !l.startsWith("//")),
+    );
+    console.log(comment.map((l) => l.replace(/^\/\/ ?/, "")).join("\n"));
+    console.log(`\noptions and defaults: ${JSON.stringify(defaults)}`);
+    process.exit(0);
+  }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (!a.startsWith("--")) throw new Error(`unexpected argument '${a}'`);
