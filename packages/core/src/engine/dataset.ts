@@ -1,3 +1,5 @@
+import type { Slices } from "./slices.js";
+
 /** One row of data flowing between nodes: column name → value. */
 export type Row = Record<string, unknown>;
 
@@ -49,4 +51,19 @@ export function dataSetFromRows(rows: Row[], columns?: string[]): DataSet {
   const seen = new Set<string>();
   for (const row of rows) for (const key of Object.keys(row)) seen.add(key);
   return { columns: [...seen], rows };
+}
+
+/**
+ * The columns of `inputs` in order of first appearance: each input's `columns`, then any key of its rows they do not
+ * name (a `code` node's rows may have some); over the rows in slices.
+ */
+export async function columnsInSlices(inputs: readonly DataSet[], slices: Slices): Promise<string[]> {
+  const seen = new Set<string>();
+  for (const input of inputs) {
+    for (const c of input.columns) seen.add(c);
+    await slices.eachOf(input.rows, (row) => {
+      for (const c in row) if (Object.hasOwn(row, c)) seen.add(c);
+    });
+  }
+  return [...seen];
 }

@@ -1,4 +1,5 @@
-import { cell, EMPTY_DATASET, ownProperty, type DataSet } from "../dataset.js";
+import { cell, columnsInSlices, EMPTY_DATASET, ownProperty, type DataSet } from "../dataset.js";
+import { isNull } from "./cell-values.js";
 import { compileExpression } from "../expression.js";
 import { defineNodeType } from "../node-type.js";
 import { Slices } from "../slices.js";
@@ -22,11 +23,7 @@ const numeric = (v: unknown): number | undefined => {
  */
 export async function columnAggregates(data: DataSet, slices: Slices): Promise<Aggregates> {
   const agg: Aggregates = { sum: {}, min: {}, max: {}, avg: {}, count: {} };
-  const columns = new Set(data.columns);
-  await slices.eachOf(data.rows, (row) => {
-    for (const c in row) if (Object.hasOwn(row, c)) columns.add(c);
-  });
-  for (const c of columns) {
+  for (const c of await columnsInSlices([data], slices)) {
     let count = 0;
     let n = 0;
     let sum = 0;
@@ -34,7 +31,7 @@ export async function columnAggregates(data: DataSet, slices: Slices): Promise<A
     let max = -Infinity;
     await slices.eachOf(data.rows, (row) => {
       const v = cell(row, c);
-      if (v === null || v === undefined) return;
+      if (isNull(v)) return;
       count++;
       const x = numeric(v);
       if (x === undefined) return;

@@ -6,9 +6,9 @@ import { z } from "zod";
 import { loose, maxOutputRows, nonEmpty, outputLimits } from "./config-parts.js";
 
 const list = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
-const keyOf = (row: Row, columns: readonly string[]) => {
+/** A join key: null when any of its columns is null (SQL semantics: a null key never matches). */
+const joinKeyOf = (row: Row, columns: readonly string[]) => {
   const values = columns.map((c) => cell(row, c));
-  // SQL semantics: a null key never matches
   return values.some((v) => v === null || v === undefined) ? null : JSON.stringify(values);
 };
 
@@ -61,7 +61,7 @@ export const joinNode = defineNodeType({
     const slices = new Slices(ctx.signal);
     const index = new Map<string, number[]>();
     await slices.eachOf(right.rows, (r, i) => {
-      const k = keyOf(r, rightOn);
+      const k = joinKeyOf(r, rightOn);
       if (k === null) return;
       const hits = index.get(k);
       if (hits) hits.push(i);
@@ -75,7 +75,7 @@ export const joinNode = defineNodeType({
     const keepsRight = how === "right" || how === "full";
     let count = 0;
     await slices.eachOf(left.rows, (l) => {
-      const k = keyOf(l, leftOn);
+      const k = joinKeyOf(l, leftOn);
       const hits = k === null ? undefined : index.get(k);
       leftHits.push(hits);
       count += hits ? hits.length : unmatched;

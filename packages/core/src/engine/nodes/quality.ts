@@ -1,5 +1,6 @@
 import { SluiceError } from "../../errors.js";
 import { cell, type Row } from "../dataset.js";
+import { keyOf } from "./cell-values.js";
 import { defineNodeType } from "../node-type.js";
 import { Slices } from "../slices.js";
 import { RE2JS } from "re2js";
@@ -40,7 +41,8 @@ function patternError(pattern: string): string | null {
   }
 }
 
-const isNull = (v: unknown) => v === null || v === undefined || v === "";
+/** A value no check but `not_null` looks at: null, missing or empty text. */
+const isBlank = (v: unknown) => v === null || v === undefined || v === "";
 /**
  * A value as text: binary as its UTF-8 text, a date as ISO, another list or object as its JSON (one with its own
  * `toString` key has no text of its own; String() would throw).
@@ -93,14 +95,14 @@ async function runCheck(
   switch (check.type) {
     case "not_null": {
       const cols = check.columns ?? [need()];
-      await slices.eachOf(rows, (r, i) => cols.some((c) => isNull(cell(r, c))) && bad.add(i));
+      await slices.eachOf(rows, (r, i) => cols.some((c) => isBlank(cell(r, c))) && bad.add(i));
       break;
     }
     case "unique": {
       const cols = check.columns ?? [need()];
       const seen = new Set<string>();
       await slices.eachOf(rows, (r, i) => {
-        const k = JSON.stringify(cols.map((c) => cell(r, c) ?? null));
+        const k = keyOf(r, cols);
         if (seen.has(k)) bad.add(i);
         else seen.add(k);
       });
@@ -112,7 +114,7 @@ async function runCheck(
       const c = need();
       await slices.eachOf(rows, (r, i) => {
         const v = cell(r, c);
-        if (isNull(v)) return;
+        if (isBlank(v)) return;
         if ((check.type === "min" || check.type === "range") && check.min !== undefined && cmp(v, check.min) < 0)
           bad.add(i);
         if ((check.type === "max" || check.type === "range") && check.max !== undefined && cmp(v, check.max) > 0)
@@ -128,7 +130,7 @@ async function runCheck(
       // of counted repeats over 100,000 characters held the thread for 2.3 s): pieces are sized by time, not rows
       await slices.eachOf(rows, (r, i) => {
         const v = cell(r, c);
-        if (!isNull(v) && !re.matcher(text(v)).find()) bad.add(i);
+        if (!isBlank(v) && !re.matcher(text(v)).find()) bad.add(i);
       });
       break;
     }
@@ -137,7 +139,7 @@ async function runCheck(
       const allowed = new Set((check.values ?? []).map((v) => JSON.stringify(v)));
       await slices.eachOf(rows, (r, i) => {
         const v = cell(r, c);
-        if (!isNull(v) && !allowed.has(JSON.stringify(v))) bad.add(i);
+        if (!isBlank(v) && !allowed.has(JSON.stringify(v))) bad.add(i);
       });
       break;
     }
@@ -146,7 +148,7 @@ async function runCheck(
       const expected = check.expected_type ?? "string";
       await slices.eachOf(rows, (r, i) => {
         const v = cell(r, c);
-        if (!isNull(v) && !typeMatches(v, expected)) bad.add(i);
+        if (!isBlank(v) && !typeMatches(v, expected)) bad.add(i);
       });
       break;
     }

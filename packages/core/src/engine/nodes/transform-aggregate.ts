@@ -10,13 +10,13 @@ type Aggregation = AggregateRule["aggregations"][number];
  * One aggregation of one group, fed a value at a time: what it needs, not the group's values. `count` counts values
  * that are not null (rows, with no column); `sum` and `avg` take those that are finite numbers (`Number(v)`); `min`
  * and `max` keep the first smallest and the last largest value (`compareValues`), as the first and last of a stable
- * sort would be.
+ * sort would be, passing over NaN (what `number` makes of "n/a"), which has no place in that order.
  */
 class Accumulator {
   private count = 0;
   private numbers = 0;
   private sum = 0;
-  private best: unknown = undefined;
+  private best: unknown = null;
 
   constructor(private readonly fn: Aggregation["function"]) {}
 
@@ -29,10 +29,10 @@ class Accumulator {
         this.numbers++;
         this.sum += n;
       }
-    } else if (this.fn === "min") {
-      if (this.count === 1 || compareValues(value, this.best) < 0) this.best = value;
-    } else if (this.fn === "max") {
-      if (this.count === 1 || compareValues(value, this.best) >= 0) this.best = value;
+    } else if (this.fn === "min" || this.fn === "max") {
+      if (Number.isNaN(value)) return;
+      const order = this.best === null ? 0 : compareValues(value, this.best);
+      if (this.best === null || (this.fn === "min" ? order < 0 : order >= 0)) this.best = value;
     }
   }
 
@@ -46,7 +46,7 @@ class Accumulator {
         return this.numbers ? this.sum / this.numbers : null;
       case "min":
       case "max":
-        return this.count ? this.best : null;
+        return this.best;
     }
   }
 }
