@@ -12,7 +12,10 @@ export const compareValues = (a: unknown, b: unknown): number => {
   if (isNull(a)) return 1; // nulls last
   if (isNull(b)) return -1;
   if (typeof a === "number" && typeof b === "number") return a - b;
-  return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
+  // each as text once: an array's text is made anew at every String()
+  const x = String(a);
+  const y = String(b);
+  return x < y ? -1 : x > y ? 1 : 0;
 };
 
 /** A key that tells rows apart by the given columns (values of any type). */

@@ -169,7 +169,9 @@ export function applyRule(
       };
     }
     case "select": {
-      const missing = rule.columns.filter((c) => !columns.includes(c));
+      // a Set: selecting 60,000 of 60,000 columns by a list took seconds (and again for every piece of rows)
+      const has = new Set(columns);
+      const missing = rule.columns.filter((c) => !has.has(c));
       if (missing.length && rows.length)
         throw new SluiceError("invalid", `select: unknown column(s) ${missing.join(", ")}`);
       return {

@@ -49,6 +49,20 @@ describe("join", () => {
     expect((await join({ how: "full", on: "customer_id" })).rows).toHaveLength(4);
   });
 
+  it("prefixes a right column named as a left key column instead of letting it overwrite the key", async () => {
+    // found by an attack: with left_on "day" and right_on "name", the right side's own "day" replaced the key
+    const out = await join({ how: "full", left_on: "day", right_on: "name" });
+    expect(out.columns).toEqual(["day", "orders.customer_id", "amount", "customers.customer_id", "customers.day"]);
+    expect(out.rows).toContainEqual({
+      day: "Ada",
+      "orders.customer_id": null,
+      amount: null,
+      "customers.customer_id": 1,
+      "customers.day": "d1",
+    });
+    expect(out.rows.filter((r) => r.amount !== null).map((r) => r.day)).toEqual(["d1", "d1", "d2"]);
+  });
+
   it("joins on several key columns", async () => {
     const out = await join({ on: ["customer_id", "day"] });
     expect(out.columns).toEqual(["customer_id", "day", "amount", "name"]);
