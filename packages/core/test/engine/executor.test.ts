@@ -190,6 +190,15 @@ describe("executor", () => {
     expect(nodeRun(run, "deaf")?.error).toBe("timed out after 1 s (attempt 1)");
   });
 
+  it("times out an attempt that held the thread past its deadline, though its timer could not fire before it ended", async () => {
+    const id = await pipeline({
+      nodes: [{ id: "busy", type: "code", config: { code: "x", timeout: 1, busy_ms: 1200 } }],
+    });
+    const run = await terminal((await sluice.runs.trigger(id)).id);
+    expect(run.status).toBe("failed");
+    expect(nodeRun(run, "busy")?.error).toBe("timed out after 1 s (attempt 1)");
+  });
+
   it("a cancel stops a node that never reads its signal; one that reads it after the cancel finds it aborted", async () => {
     const id = await pipeline({
       nodes: [

@@ -48,7 +48,7 @@ const count = (key: string) => probe.calls.set(key, (probe.calls.get(key) ?? 0) 
  * Test node types standing in for the real ones: `source_file` emits `config.rows`; `join` concatenates its inputs
  * in order; `code` sleeps, fails on demand (`probe.failUntil`: attempts that fail), waits for its abort signal, hangs
  * without ever reading it (`hang`), or reads it only once the test opens `probe.gate` (`read_signal_after_gate`, into
- * `probe.signalRead`);
+ * `probe.signalRead`), or holds the thread (`busy_ms`);
  * `condition` returns `skipDownstream` when `config.pass` is false.
  */
 export const FIXTURE_NODE_TYPES: NodeTypeRegistry = {
@@ -77,6 +77,7 @@ export const FIXTURE_NODE_TYPES: NodeTypeRegistry = {
       wait_for_abort: z.boolean().optional(),
       hang: z.boolean().optional(),
       read_signal_after_gate: z.boolean().optional(),
+      busy_ms: z.number().optional(),
     }),
     async run(ctx, config, inputs) {
       const attempt = count(ctx.node.id);
@@ -95,6 +96,8 @@ export const FIXTURE_NODE_TYPES: NodeTypeRegistry = {
           probe.signalRead.set(ctx.node.id, { aborted, reason: (reason as Error | undefined)?.message });
         }
         if (config.sleep_ms) await sleep(config.sleep_ms, ctx.signal);
+        // holds the thread, as work over one costly row does: no timer runs meanwhile
+        for (const until = performance.now() + (config.busy_ms ?? 0); performance.now() < until;);
         if (attempt <= (probe.failUntil.get(ctx.node.id) ?? 0)) throw new Error(`planned failure ${attempt}`);
         return { output: dataSetFromRows(inputs.flatMap((i) => i.rows)) };
       } finally {
