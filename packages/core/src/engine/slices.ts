@@ -1,8 +1,8 @@
 /**
  * Longest the server's thread is held, between two turns of its event loop, by work over a node's rows that runs on
- * it (docs/nodes.md#many-rows says which). The loop's other work waits about that long at
- * most: requests, other runs, the node's own timeout and a cancel, which end the work between two slices. Measured
- * with the thread's own clock (`performance.now`), not the service's clock: it is the work's time, not the day's.
+ * it (docs/nodes.md#many-rows says which). The loop's other work waits about that long at most: requests, other
+ * runs, the node's own timeout and a cancel, which end the work between two slices. Measured with the thread's own
+ * clock (`performance.now`), not the service's clock: it is the work's time, not the day's.
  */
 export const SLICE_MS = 10;
 

@@ -3,14 +3,13 @@ import { cell, ownProperty, type Row } from "../dataset.js";
 import { defineNodeType } from "../node-type.js";
 import { Slices } from "../slices.js";
 import { z } from "zod";
+import { isNull, keyOf } from "./cell-values.js";
 import { loose, maxOutputRows, nonEmpty, outputLimits } from "./config-parts.js";
 
 const list = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
-/** A join key: null when any of its columns is null (SQL semantics: a null key never matches). */
-const joinKeyOf = (row: Row, columns: readonly string[]) => {
-  const values = columns.map((c) => cell(row, c));
-  return values.some((v) => v === null || v === undefined) ? null : JSON.stringify(values);
-};
+/** A join key (keyOf): null when any of its columns is null (SQL semantics: a null key never matches). */
+const joinKeyOf = (row: Row, columns: readonly string[]) =>
+  columns.some((c) => isNull(cell(row, c))) ? null : keyOf(row, columns);
 
 export const joinConfig = loose({
   how: z.enum(["inner", "left", "right", "full"]).optional(),
