@@ -12,6 +12,9 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { CodeRunnerPool, isTerminalRunStatus } from "@sluice/core";
+import { answerHelp } from "./lib/help.mjs";
+
+answerHelp();
 
 const ROWS = 1_000_000;
 const stats = (xs) => {

@@ -6,6 +6,9 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import pg from "pg";
 import { createSluice, newId, silentLogger, storeOf } from "@sluice/core";
+import { answerHelp } from "./lib/help.mjs";
+
+answerHelp();
 
 const RUNS = 100_000;
 const PIPELINES = 200;

@@ -10,6 +10,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import pg from "pg";
+import { answerHelp } from "./lib/help.mjs";
+
+answerHelp();
 
 const ROWS = Number(process.env.ROWS ?? 1_000_000);
 const PG_ADMIN = process.env.SLUICE_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";

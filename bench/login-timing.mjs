@@ -4,6 +4,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createSluice, silentLogger, storeOf } from "@sluice/core";
+import { answerHelp } from "./lib/help.mjs";
+
+answerHelp();
 
 const rounds = Number(process.argv[2] ?? 30);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-bench-"));

@@ -5,6 +5,9 @@
 // A directory means every .cpuprofile in it (summed). Not a benchmark: bench/run-all.mjs skips it.
 import fs from "node:fs";
 import path from "node:path";
+import { answerHelp } from "./lib/help.mjs";
+
+answerHelp();
 
 const args = process.argv.slice(2);
 const topIdx = args.indexOf("--top");

@@ -4,6 +4,9 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { answerHelp } from "./lib/help.mjs";
+
+answerHelp();
 
 const dir = path.dirname(fileURLToPath(import.meta.url));
 const only = process.argv[2];

@@ -5,6 +5,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createSluice, silentLogger, storeOf } from "@sluice/core";
+import { answerHelp } from "./lib/help.mjs";
+
+answerHelp();
 
 const PIPELINES = 200;
 const SLOTS = Number(process.env.SLOTS ?? 2);

@@ -17,6 +17,9 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import zlib from "node:zlib";
+import { answerHelp } from "./lib/help.mjs";
+
+answerHelp();
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const { values: opts } = parseArgs({

@@ -2,6 +2,9 @@
 // of the same graph (the least work any validator must do).
 import { performance } from "node:perf_hooks";
 import { topologicalWaves, validatePipelineDefinition, PipelineCreateSchema } from "@sluice/core";
+import { answerHelp } from "./lib/help.mjs";
+
+answerHelp();
 
 const N = 500;
 const nodes = Array.from({ length: N }, (_, i) =>

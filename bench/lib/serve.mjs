@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { Agent, request } from "undici";
 import WebSocket from "ws";
+import { answerHelp } from "./help.mjs";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const BIN = path.join(ROOT, "packages/server-koa/bin/sluice.js");
@@ -22,16 +23,7 @@ export const PG_ADMIN_URL = process.env.SLUICE_TEST_PG_URL ?? "postgres://postgr
  */
 export function parseArgs(argv, defaults) {
   const out = { ...defaults };
-  if (argv.includes("--help")) {
-    const lines = fs.readFileSync(process.argv[1], "utf8").split("\n");
-    const comment = lines.slice(
-      0,
-      lines.findIndex((l) => !l.startsWith("//")),
-    );
-    console.log(comment.map((l) => l.replace(/^\/\/ ?/, "")).join("\n"));
-    console.log(`\noptions and defaults: ${JSON.stringify(defaults)}`);
-    process.exit(0);
-  }
+  answerHelp(argv, defaults);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (!a.startsWith("--")) throw new Error(`unexpected argument '${a}'`);
