@@ -20,6 +20,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // every test process in its own working directory: nothing a test writes by default lands in the repository
+    globalSetup: [src("./test-support/own-working-directory.ts")],
+    setupFiles: [src("./test-support/own-working-directory.ts")],
     // *.test-d.ts files are type tests: checked by tsc, not run
     typecheck: { enabled: true, include: ["packages/*/test/**/*.test-d.ts"], tsconfig: "./tsconfig.json" },
     reporters: ["default"],
