@@ -1,3 +1,4 @@
+import { jsonDigest } from "../../content-digest.js";
 import { cell, type Row } from "../dataset.js";
 
 /** Whether a cell holds no value. */
@@ -18,5 +19,18 @@ export const compareValues = (a: unknown, b: unknown): number => {
   return x < y ? -1 : x > y ? 1 : 0;
 };
 
-/** A key that tells rows apart by the given columns (values of any type). */
-export const keyOf = (row: Row, columns: readonly string[]) => JSON.stringify(columns.map((c) => cell(row, c) ?? null));
+/**
+ * The longest text V8 hashes by its characters (`String::kMaxHashCalcLength`): a longer one is hashed by its length
+ * alone, so a Set or Map of such texts of one length compares each new one with every one before it.
+ */
+const LONGEST_HASHED_TEXT = 16_383;
+
+/**
+ * A key that tells rows apart by the given columns (values of any type): their JSON, or for JSON past
+ * `LONGEST_HASHED_TEXT` its SHA-256 (which no JSON text begins with `#`), so that keys of rows of long texts cost a Set
+ * or Map what short ones do.
+ */
+export const keyOf = (row: Row, columns: readonly string[]) => {
+  const json = JSON.stringify(columns.map((c) => cell(row, c) ?? null));
+  return json.length > LONGEST_HASHED_TEXT ? `#${jsonDigest(json)}` : json;
+};
