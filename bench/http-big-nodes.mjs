@@ -17,6 +17,10 @@
 //   condition   an expression over the per-column sums, counts and maximums
 //   sink_json   `sink_file` writing the rows as a JSON array
 //   sink_csv    `sink_file` writing the rows as CSV
+//   failed      the transform of --rules, then a `quality` check that blocks: the run fails, and the outputs of
+//               source_file and the transform are kept for a resume (the run is expected to end `failed`)
+//   dedupe_long a transform deduplicating 6,000 rows (not --rows) by a text of 18,006 characters, alike but for its
+//               last six: texts V8 hashes by their length alone (past 16,383 characters), as one user's data can be
 // Options: --db sqlite|postgres|both (sqlite) --rows 300000 --reps 3 --node transform --rules orders|row-by-row
 // --baseline DIR (another built checkout: each repetition runs its server too, and the report adds this/baseline)
 import fs from "node:fs";
@@ -122,7 +126,34 @@ const PIPELINES = {
     nodes: [{ id: "n", type: "sink_file", config: { path: "out.csv", format: "csv" } }],
     edges: [["read", "n"]],
   }),
+  failed: () => ({
+    expect: "failed",
+    nodes: [
+      { id: "n", type: "transform", config: { rules: RULES } },
+      { id: "block", type: "quality", config: { checks: [{ type: "range", column: "amount", max: 100 }] } },
+    ],
+    edges: [
+      ["read", "n"],
+      ["n", "block"],
+    ],
+  }),
+  dedupe_long: () => ({
+    input: writeLongTextsCsv,
+    nodes: [{ id: "n", type: "transform", config: { rules: [{ type: "deduplicate", columns: ["text"] }] } }],
+    edges: [["read", "n"]],
+  }),
 };
+
+/** `dedupe_long`'s input: 6,000 rows of an id and a text of 18,006 characters, alike but for its last six. */
+function writeLongTextsCsv(dir) {
+  const files = path.join(dir, "files");
+  fs.mkdirSync(files, { recursive: true });
+  const prefix = "x".repeat(18_000);
+  const lines = ["id,text"];
+  for (let i = 1; i <= 6_000; i++) lines.push(`${i},${prefix}${String(i).padStart(6, "0")}`);
+  fs.writeFileSync(path.join(files, "long-texts.csv"), lines.join("\n") + "\n");
+  return "long-texts.csv";
+}
 const NODES = opts.node === "all" ? Object.keys(PIPELINES) : opts.node.split(",");
 for (const n of NODES)
   if (!PIPELINES[n]) throw new Error(`--node: ${Object.keys(PIPELINES).join(", ")} or all, got ${n}`);
@@ -134,15 +165,15 @@ async function once(node, mode, rep, bin) {
   const dir = tmpDir("sluice-bench-big-nodes-");
   const pgdb = mode === "postgres" ? await createPgDatabase() : null;
   const db = pgdb ? pgdb.url : path.join(dir, "sluice.db");
-  const file = writeOrdersCsv(dir, opts.rows);
+  const { input, nodes, edges, expect = "success" } = PIPELINES[node]("orders.csv");
+  const file = input ? input(dir) : writeOrdersCsv(dir, opts.rows);
   const load0 = loadavg();
   const server = await startServer({ dir, db, bin });
   const http = httpClient(server.url, 2);
   const probe = httpClient(server.url, 1);
   try {
-    const { nodes, edges } = PIPELINES[node](file);
     const pipeline = await http.post("/api/pipelines", {
-      name: `bench big ${node} (${opts.rows} rows)`,
+      name: `bench big ${node} (${file})`,
       nodes: [{ id: "read", type: "source_file", config: { path: file, format: "csv" } }, ...nodes],
       edges: edges.map(([from, to]) => ({ from, to })),
     });
@@ -169,7 +200,7 @@ async function once(node, mode, rep, bin) {
     done = true;
     await probing;
     const loop = await eventLoopDelay(http);
-    if (run.status !== "success") throw new Error(`the run ended ${run.status}: ${run.error}`);
+    if (run.status !== expect) throw new Error(`the run ended ${run.status}: ${run.error}`);
     const measured = run.node_runs.find((n) => n.node_id === "n");
     return {
       rep,
@@ -205,12 +236,16 @@ const LABELS = {
 };
 
 /** What --node runs after reading the orders, for the report. */
-const described = (node) =>
-  node === "transform" ? `transform (${opts.rules}: ${RULES.length} rules)` : PIPELINES[node]().nodes.at(-1).type;
+const described = (node) => {
+  const transform = `transform (${opts.rules}: ${RULES.length} rules)`;
+  if (node === "transform") return transform;
+  if (node === "failed") return `${transform} → quality (blocks: the run fails, outputs kept)`;
+  return PIPELINES[node]().nodes.at(-1).type;
+};
 
 const reporter = (node) => (mode, results, prefix) => {
   console.log(
-    `\n${prefix}${mode}: ${opts.rows} rows through source_file → ${node}: ${described(node)}, ${results.length} fresh servers`,
+    `\n${prefix}${mode}: ${PIPELINES[node]().input ? 6_000 : opts.rows} rows through source_file → ${node}: ${described(node)}, ${results.length} fresh servers`,
   );
   for (const r of results)
     console.log(

@@ -1,8 +1,3 @@
-/** Whether `value` written as JSON stays within about `limit` characters ({@link jsonSizeUpTo}). */
-export function jsonSizeWithin(value: unknown, limit: number): boolean {
-  return jsonSizeUpTo(value, limit) <= limit;
-}
-
 /**
  * About how many characters `value` takes written as JSON, found without writing it: counts the characters of text,
  * a few per number or literal, four per byte of a binary value (Node writes a Buffer as an array of numbers). Stops

@@ -9,12 +9,13 @@ import type { Logger } from "../logger.js";
 import type { PipelineNode } from "../model/node.js";
 import type { Pipeline } from "../model/pipeline.js";
 import type { LogLevel, NodeRun, NodeRunStatus, Run, RunStatus } from "../model/run.js";
+import { JsonText } from "../store/output-data.js";
 import { eventLogEntry, type RunClaim, type RunStore } from "../store/ports.js";
 import { EMPTY_DATASET, withValue, type DataSet, type Row } from "./dataset.js";
+import { dataSetJson } from "./dataset-json.js";
 import { DLQ_SAMPLE_ROWS, dlqPayload } from "./dlq-payload.js";
 import { retryDelayMs } from "./execution-settings.js";
 import type { HttpClient } from "./http/http-client.js";
-import { jsonSizeWithin } from "./json-size.js";
 import { createNodeContext, recordSecretsOf, type NodeContextOptions } from "./node-context.js";
 import type { NodeContext, NodeResult, NodeTypeDefinition, NodeTypeRegistry } from "./node-type.js";
 import { planOf, type PipelinePlan } from "./pipeline-plan.js";
@@ -27,6 +28,7 @@ import {
   RunLogBudget,
 } from "./run-log-budget.js";
 import { SecretScrubber } from "./secret-scrubber.js";
+import { Slices } from "./slices.js";
 import { storedPreview } from "./stored-preview.js";
 import { WriteBuffer, writeErrorText } from "./write-buffer.js";
 
@@ -508,18 +510,24 @@ export class RunExecution {
       this.buffer.nodeRun(record, this.options.claim);
     }
     if (status === "failed") {
-      // persisted so `resume` can skip these nodes and still feed their data downstream; an output too large to
-      // write as JSON on the server's thread is not kept, and its node runs again on resume
+      // persisted so `resume` can skip these nodes and still feed their data downstream, their JSON made in slices
+      // (queued before the run's end, so committed with it or before); an output too large to keep, or that cannot be
+      // written as JSON, is not kept, and its node runs again on resume
+      const slices = new Slices();
       for (const [id, state] of this.state) {
         const data = this.outputs.get(id);
         if (state !== "success" || !data) continue;
-        if (jsonSizeWithin(data, MAX_KEPT_OUTPUT_CHARS))
-          this.buffer.output({ run_id: this.run.id, node_id: id, kind: "output", data }, this.options.claim);
+        const json = await dataSetJson(data, slices, MAX_KEPT_OUTPUT_CHARS);
+        if (json !== null)
+          this.buffer.output(
+            { run_id: this.run.id, node_id: id, kind: "output", data: new JsonText(json) },
+            this.options.claim,
+          );
         else
           this.log(
             "warning",
-            `output not kept for resume: larger than ${MAX_KEPT_OUTPUT_CHARS / 1_000_000} MB as JSON; ` +
-              "a resume runs this node again",
+            `output not kept for resume: larger than ${MAX_KEPT_OUTPUT_CHARS / 1_000_000} MB as JSON, or not ` +
+              "writable as JSON; a resume runs this node again",
             id,
           );
       }

@@ -207,6 +207,7 @@ export interface NodeOutputRecord {
   run_id: string;
   node_id: string;
   kind: NodeOutputKind;
+  /** The data, written as JSON; or its JSON text made already (a `JsonText`, store/output-data.ts). */
   data: unknown;
 }
 

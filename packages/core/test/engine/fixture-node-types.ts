@@ -22,6 +22,10 @@ export const probe = {
     this.gate.resolve();
   },
   failUntil: new Map<string, number>(),
+  /** When a `code` node last failed as planned (`failUntil`), by `performance.now()`. */
+  failedAt: 0,
+  /** Data sets a `source_file` with `probe_rows: key` emits as they are: many rows, made outside the run. */
+  dataSets: new Map<string, { columns: string[]; rows: Row[] }>(),
   reset() {
     this.calls.clear();
     this.running = 0;
@@ -30,6 +34,8 @@ export const probe = {
     this.signalRead.clear();
     this.gate = deferred();
     this.failUntil.clear();
+    this.dataSets.clear();
+    this.failedAt = 0;
   },
 };
 
@@ -45,7 +51,8 @@ const sleep = (ms: number, signal?: AbortSignal) =>
 const count = (key: string) => probe.calls.set(key, (probe.calls.get(key) ?? 0) + 1).get(key) as number;
 
 /**
- * Test node types standing in for the real ones: `source_file` emits `config.rows`; `join` concatenates its inputs
+ * Test node types standing in for the real ones: `source_file` emits `config.rows`, or the probe's data set
+ * `config.probe_rows`; `join` concatenates its inputs
  * in order; `code` sleeps, fails on demand (`probe.failUntil`: attempts that fail), waits for its abort signal, hangs
  * without ever reading it (`hang`), or reads it only once the test opens `probe.gate` (`read_signal_after_gate`, into
  * `probe.signalRead`), or holds the thread (`busy_ms`);
@@ -54,11 +61,15 @@ const count = (key: string) => probe.calls.set(key, (probe.calls.get(key) ?? 0) 
 export const FIXTURE_NODE_TYPES: NodeTypeRegistry = {
   source_file: defineNodeType({
     type: "source_file",
-    configSchema: z.looseObject({ rows: z.array(z.record(z.string(), z.unknown())) }),
+    configSchema: z.looseObject({
+      rows: z.array(z.record(z.string(), z.unknown())).optional(),
+      probe_rows: z.string().optional(),
+    }),
     async run(ctx, config) {
       count(`${ctx.runId}:${ctx.node.id}`);
       count(ctx.node.id);
-      return { output: dataSetFromRows(config.rows as Row[]) };
+      const made = config.probe_rows === undefined ? undefined : probe.dataSets.get(config.probe_rows);
+      return { output: made ?? dataSetFromRows((config.rows ?? []) as Row[]) };
     },
   }),
   join: defineNodeType({
@@ -98,7 +109,10 @@ export const FIXTURE_NODE_TYPES: NodeTypeRegistry = {
         if (config.sleep_ms) await sleep(config.sleep_ms, ctx.signal);
         // holds the thread, as work over one costly row does: no timer runs meanwhile
         for (const until = performance.now() + (config.busy_ms ?? 0); performance.now() < until;);
-        if (attempt <= (probe.failUntil.get(ctx.node.id) ?? 0)) throw new Error(`planned failure ${attempt}`);
+        if (attempt <= (probe.failUntil.get(ctx.node.id) ?? 0)) {
+          probe.failedAt = performance.now();
+          throw new Error(`planned failure ${attempt}`);
+        }
         return { output: dataSetFromRows(inputs.flatMap((i) => i.rows)) };
       } finally {
         probe.running--;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKnexStore, type KnexStore } from "../../src/store/knex/create-knex-store.js";
+import { JsonText } from "../../src/store/output-data.js";
 import type { Run } from "../../src/model/run.js";
 import { createTestDatabase, testDialects, type TestDatabase } from "../../../../test-support/databases.js";
 import { nodeRunRow, pendingRun, T0 } from "../../../../test-support/run-fixtures.js";
@@ -284,6 +285,22 @@ describe.each(dialects)("%s run store contract", (dialect) => {
     expect(await b.runs.output("br", "n1", "output")).toEqual({ columns: ["x"], rows: [{ x: 2 }] });
     await b.runs.deleteOutputs("br", "output");
     expect(await a.runs.output("br", "n1", "output")).toBeNull();
+  });
+
+  it(`${dialect}: an output given as its JSON text (JsonText) is stored as that text and reads back as its value`, async () => {
+    const data = {
+      columns: ["x", "t"],
+      rows: [
+        { x: 1, t: 'quote " backslash \\ line\n é 😀' },
+        { x: null, t: "" },
+      ],
+    };
+    await a.runs.writeBatch({
+      nodeRuns: [],
+      logs: [],
+      outputs: [{ run_id: "jt", node_id: "n1", kind: "output", data: new JsonText(JSON.stringify(data)) }],
+    });
+    expect(await b.runs.output("jt", "n1", "output")).toEqual(data);
   });
 
   it(`${dialect}: node runs of several runs in one call, each run's in node-run id order`, async () => {

@@ -1,5 +1,6 @@
 import type { Knex } from "knex";
 import type { NodeRun } from "../../model/run.js";
+import { outputDataJson } from "../output-data.js";
 import { CLAIMED_AT_INSERT_EPOCH, type NewRun, type RunStateBatch, type RunTransition } from "../ports.js";
 import type { ArrayColumn, Upsert } from "./array-rows.js";
 
@@ -71,7 +72,7 @@ export function batchRows(batch: RunStateBatch) {
       run_id: o.run_id,
       node_id: o.node_id,
       kind: o.kind,
-      data: JSON.stringify(o.data),
+      data: outputDataJson(o.data),
       created_at: createdAt,
     };
     outputs.set(JSON.stringify([o.run_id, o.node_id, o.kind]), row);

@@ -8,6 +8,7 @@ import {
   type RunTransition,
   type UserStore,
 } from "../ports.js";
+import { outputDataJson } from "../output-data.js";
 import { pipelineFromRow } from "./pipeline-store.js";
 import { INSERT_CHUNK } from "./rows.js";
 import { ATTEMPTED, claimedRuns, nodeRunFromRow, RUN_COLUMNS, runFromRow } from "./run-store.js";
@@ -122,7 +123,7 @@ export function sqliteRunStore(base: RunStore, sqlite: SqliteStatements): RunSto
         );
         const upsertOutput = prepare(UPSERT_OUTPUT);
         const createdAt = new Date().toISOString();
-        for (const o of outputs) upsertOutput.run(o.run_id, o.node_id, o.kind, JSON.stringify(o.data), createdAt);
+        for (const o of outputs) upsertOutput.run(o.run_id, o.node_id, o.kind, outputDataJson(o.data), createdAt);
         const moved = transitions.filter((t) => applyTransition(prepare, t)).map((t) => t.id);
         const appended = [...events, ...eventsOfMoved(transitions, moved)];
         // AUTOINCREMENT numbers each row above every number before it, in the order VALUES lists them; the order of

@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Sluice } from "../../src/index.js";
+import type { Row } from "../../src/engine/dataset.js";
+import { createTestDatabase, type TestDatabase } from "../../../../test-support/databases.js";
+import { pollUntil } from "../../../../test-support/poll.js";
+import { probe } from "./fixture-node-types.js";
+import { createTestSluice, runEnded } from "./test-sluice.js";
+
+/**
+ * A failed run keeps the outputs of its succeeded nodes, so that a resume does not run them again. Their JSON was made
+ * on the server's thread in one go, twice over (its size, then the text): over 300,000 rows a failed run held the
+ * whole server for 1.5–2 s (bench/http-big-nodes.mjs --node failed). It is made a piece of rows at a time now.
+ */
+let db: TestDatabase;
+let sluice: Sluice;
+const failedAt = new Map<string, number>();
+
+beforeAll(async () => {
+  db = await createTestDatabase("sqlite");
+  sluice = await createTestSluice(db);
+  sluice.events.on("run.failed", (e: { run_id: string }) => failedAt.set(e.run_id, performance.now()));
+  await sluice.start();
+});
+afterAll(async () => {
+  await sluice?.close();
+  await db?.drop();
+});
+beforeEach(() => probe.reset());
+
+const ROWS = 200_000;
+
+function orders(): { columns: string[]; rows: Row[] } {
+  const rows: Row[] = [];
+  for (let i = 0; i < ROWS; i++)
+    rows.push({ id: i, customer: `c${i % 997}`, region: ["eu", "us"][i % 2], amount: i % 13 ? i / 4 : null });
+  return { columns: ["id", "customer", "region", "amount"], rows };
+}
+
+/** `read` emits the orders (made outside the run); `load`, after it, fails its first attempt. */
+async function failingPipeline(): Promise<string> {
+  const p = await sluice.pipelines.create({
+    name: `kept outputs ${Math.random()}`,
+    nodes: [
+      { id: "read", type: "source_file", config: { probe_rows: "orders" } },
+      { id: "load", type: "code", config: {} },
+    ],
+    edges: [{ from: "read", to: "load" }],
+  });
+  probe.dataSets.set("orders", orders());
+  probe.failUntil.set("load", 1);
+  return p.id;
+}
+
+describe("a failed run's kept outputs", () => {
+  it("are written while the event loop keeps turning, from the failure to the run's end", async () => {
+    const id = await failingPipeline();
+    const ticks: number[] = [];
+    let ticking = true;
+    const tick = () => {
+      ticks.push(performance.now());
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const run = await sluice.runs.trigger(id);
+    expect((await runEnded(sluice, run.id)).status).toBe("failed");
+    await pollUntil(async () => failedAt.get(run.id)); // announced just after the run's end is committed
+    await new Promise((resolve) => setImmediate(resolve)); // and a turn after that
+    ticking = false;
+    const from = probe.failedAt;
+    const to = failedAt.get(run.id) as number;
+    expect(from).toBeGreaterThan(0);
+    // the turns from the failure to the run's end, and the longest wait between two of them (the ones around the
+    // window included)
+    const inside = ticks.filter((t) => t > from && t < to);
+    const around = [Math.max(...ticks.filter((t) => t <= from)), ...inside, Math.min(...ticks.filter((t) => t >= to))];
+    const longest = Math.max(...around.slice(1).map((t, i) => t - (around[i] as number)));
+    expect(inside.length).toBeGreaterThan(4);
+    expect(longest).toBeLessThan((to - from) / 2);
+  });
+
+  it("feed a resume: the succeeded node is not run again and its rows reach the node after it", async () => {
+    const id = await failingPipeline();
+    const first = await runEnded(sluice, (await sluice.runs.trigger(id)).id);
+    expect(first.status).toBe("failed");
+    await sluice.runs.resume(first.id);
+    const resumed = await runEnded(sluice, first.id);
+    expect(resumed.status).toBe("success");
+    expect(probe.calls.get("read")).toBe(1);
+    const load = (await sluice.runs.get(first.id)).node_runs.find((n) => n.node_id === "load");
+    expect(load).toMatchObject({ status: "success", row_count: ROWS, attempt: expect.any(Number) });
+    const preview = await sluice.runs.preview(first.id, "load");
+    expect(preview.rows.slice(0, 3)).toEqual(orders().rows.slice(0, 3));
+    expect(preview.columns).toEqual(["id", "customer", "region", "amount"]);
+  });
+});
