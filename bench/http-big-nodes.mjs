@@ -19,6 +19,8 @@
 //   sink_csv    `sink_file` writing the rows as CSV
 //   failed      the transform of --rules, then a `quality` check that blocks: the run fails, and the outputs of
 //               source_file and the transform are kept for a resume (the run is expected to end `failed`)
+//   source_json no node after the source: `source_file` itself, reading the orders as a JSON array (a file of
+//               about 35 MB for 300,000 rows) rather than CSV
 //   dedupe_long a transform deduplicating 6,000 rows (not --rows) by a text of 18,006 characters, alike but for its
 //               last six: texts V8 hashes by their length alone (past 16,383 characters), as one user's data can be
 // Options: --db sqlite|postgres|both (sqlite) --rows 300000 --reps 3 --node transform --rules orders|row-by-row
@@ -137,12 +139,32 @@ const PIPELINES = {
       ["n", "block"],
     ],
   }),
+  source_json: () => ({ input: writeOrdersJson, measured: "read", nodes: [], edges: [] }),
   dedupe_long: () => ({
     input: writeLongTextsCsv,
     nodes: [{ id: "n", type: "transform", config: { rules: [{ type: "deduplicate", columns: ["text"] }] } }],
     edges: [["read", "n"]],
   }),
 };
+
+/** `source_json`'s input: the orders of --rows as a JSON array, each row's fields as the CSV has them. */
+function writeOrdersJson(dir) {
+  const files = path.join(dir, "files");
+  fs.mkdirSync(files, { recursive: true });
+  const regions = ["eu", "us", "apac", "latam"];
+  const rows = [];
+  for (let i = 1; i <= opts.rows; i++)
+    rows.push({
+      id: i,
+      region: regions[i % 4],
+      customer: ` customer ${i % 7} `,
+      amount: (i * 13.37) % 500,
+      status: i % 5 === 0 ? "refunded" : "ok",
+      day: `2026-11-${String((i % 28) + 1).padStart(2, "0")}`,
+    });
+  fs.writeFileSync(path.join(files, "orders.json"), JSON.stringify(rows));
+  return "orders.json";
+}
 
 /** `dedupe_long`'s input: 6,000 rows of an id and a text of 18,006 characters, alike but for its last six. */
 function writeLongTextsCsv(dir) {
@@ -165,7 +187,7 @@ async function once(node, mode, rep, bin) {
   const dir = tmpDir("sluice-bench-big-nodes-");
   const pgdb = mode === "postgres" ? await createPgDatabase() : null;
   const db = pgdb ? pgdb.url : path.join(dir, "sluice.db");
-  const { input, nodes, edges, expect = "success" } = PIPELINES[node]("orders.csv");
+  const { input, nodes, edges, expect = "success", measured: measuredId = "n" } = PIPELINES[node]("orders.csv");
   const file = input ? input(dir) : writeOrdersCsv(dir, opts.rows);
   const load0 = loadavg();
   const server = await startServer({ dir, db, bin });
@@ -174,7 +196,10 @@ async function once(node, mode, rep, bin) {
   try {
     const pipeline = await http.post("/api/pipelines", {
       name: `bench big ${node} (${file})`,
-      nodes: [{ id: "read", type: "source_file", config: { path: file, format: "csv" } }, ...nodes],
+      nodes: [
+        { id: "read", type: "source_file", config: { path: file, format: path.extname(file).slice(1) } },
+        ...nodes,
+      ],
       edges: edges.map(([from, to]) => ({ from, to })),
     });
     await eventLoopDelay(http); // resets the server's histogram
@@ -201,7 +226,7 @@ async function once(node, mode, rep, bin) {
     await probing;
     const loop = await eventLoopDelay(http);
     if (run.status !== expect) throw new Error(`the run ended ${run.status}: ${run.error}`);
-    const measured = run.node_runs.find((n) => n.node_id === "n");
+    const measured = run.node_runs.find((n) => n.node_id === measuredId);
     return {
       rep,
       values: {
@@ -240,12 +265,13 @@ const described = (node) => {
   const transform = `transform (${opts.rules}: ${RULES.length} rules)`;
   if (node === "transform") return transform;
   if (node === "failed") return `${transform} → quality (blocks: the run fails, outputs kept)`;
+  if (node === "source_json") return "source_file (json) itself";
   return PIPELINES[node]().nodes.at(-1).type;
 };
 
 const reporter = (node) => (mode, results, prefix) => {
   console.log(
-    `\n${prefix}${mode}: ${PIPELINES[node]().input ? 6_000 : opts.rows} rows through source_file → ${node}: ${described(node)}, ${results.length} fresh servers`,
+    `\n${prefix}${mode}: ${node === "dedupe_long" ? 6_000 : opts.rows} rows through source_file → ${node}: ${described(node)}, ${results.length} fresh servers`,
   );
   for (const r of results)
     console.log(
