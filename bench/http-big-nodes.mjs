@@ -166,13 +166,16 @@ function writeOrdersJson(dir) {
   return "orders.json";
 }
 
-/** `dedupe_long`'s input: 6,000 rows of an id and a text of 18,006 characters, alike but for its last six. */
+/** Rows of `dedupe_long`'s input (not --rows). */
+const LONG_TEXT_ROWS = 6_000;
+
+/** `dedupe_long`'s input: LONG_TEXT_ROWS rows of an id and a text of 18,006 characters, alike but for its last six. */
 function writeLongTextsCsv(dir) {
   const files = path.join(dir, "files");
   fs.mkdirSync(files, { recursive: true });
   const prefix = "x".repeat(18_000);
   const lines = ["id,text"];
-  for (let i = 1; i <= 6_000; i++) lines.push(`${i},${prefix}${String(i).padStart(6, "0")}`);
+  for (let i = 1; i <= LONG_TEXT_ROWS; i++) lines.push(`${i},${prefix}${String(i).padStart(6, "0")}`);
   fs.writeFileSync(path.join(files, "long-texts.csv"), lines.join("\n") + "\n");
   return "long-texts.csv";
 }
@@ -187,8 +190,9 @@ async function once(node, mode, rep, bin) {
   const dir = tmpDir("sluice-bench-big-nodes-");
   const pgdb = mode === "postgres" ? await createPgDatabase() : null;
   const db = pgdb ? pgdb.url : path.join(dir, "sluice.db");
-  const { input, nodes, edges, expect = "success", measured: measuredId = "n" } = PIPELINES[node]("orders.csv");
+  const { input } = PIPELINES[node]();
   const file = input ? input(dir) : writeOrdersCsv(dir, opts.rows);
+  const { nodes, edges, expect = "success", measured: measuredId = "n" } = PIPELINES[node](file);
   const load0 = loadavg();
   const server = await startServer({ dir, db, bin });
   const http = httpClient(server.url, 2);
@@ -271,7 +275,7 @@ const described = (node) => {
 
 const reporter = (node) => (mode, results, prefix) => {
   console.log(
-    `\n${prefix}${mode}: ${node === "dedupe_long" ? 6_000 : opts.rows} rows through source_file → ${node}: ${described(node)}, ${results.length} fresh servers`,
+    `\n${prefix}${mode}: ${node === "dedupe_long" ? LONG_TEXT_ROWS : opts.rows} rows through source_file → ${node}: ${described(node)}, ${results.length} fresh servers`,
   );
   for (const r of results)
     console.log(

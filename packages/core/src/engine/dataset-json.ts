@@ -4,27 +4,30 @@ import type { Slices } from "./slices.js";
 /** Thrown inside `dataSetJson`'s work to end it: the JSON grew past its limit, or a row cannot be written. */
 class NoJson extends Error {}
 
-const rowJson = (row: Row | undefined): string => {
+/** JSON.stringify's text of `value` (in a list: `null` for what it leaves out); NoJson for a cycle or a BigInt. */
+const jsonOf = (value: Row | string[] | undefined): string => {
   try {
-    return JSON.stringify(row) ?? "null";
+    return JSON.stringify(value) ?? "null";
   } catch {
-    throw new NoJson(); // a cycle, a BigInt
+    throw new NoJson();
   }
 };
 
 /**
  * The JSON of `data` as a resume reads it back (`{"columns": […], "rows": […]}`), made a piece of rows at a time in
  * `slices`, so that a large data set does not hold the server's thread. Null when it would be longer than `limit`
- * characters (it stops there), or a row cannot be written as JSON (a cycle, a BigInt).
+ * characters (it stops there), or a row or column cannot be written as JSON (a cycle, a BigInt), or it is not a data
+ * set.
  */
 export async function dataSetJson(data: DataSet, slices: Slices, limit: number): Promise<string | null> {
-  const head = `{"columns":${JSON.stringify(data.columns)},"rows":[`;
-  const parts = [head];
-  let size = head.length + 2;
+  if (!Array.isArray(data.columns) || !Array.isArray(data.rows)) return null; // a custom node type's odd output
+  const parts: string[] = [];
   try {
+    parts.push(`{"columns":${jsonOf(data.columns)},"rows":[`);
+    let size = parts[0]!.length + 2;
     await slices.each(data.rows.length, (from, to) => {
       const piece: string[] = [];
-      for (let i = from; i < to; i++) piece.push(rowJson(data.rows[i]));
+      for (let i = from; i < to; i++) piece.push(jsonOf(data.rows[i]));
       const text = (from > 0 ? "," : "") + piece.join(",");
       size += text.length;
       if (size > limit) throw new NoJson();

@@ -172,6 +172,15 @@ export class Executor {
     entry.execution.interrupt();
   }
 
+  /**
+   * When this process's execution of `runId` ends, if it is ending now: its end is decided (a failed run writing the
+   * outputs it keeps for resume, in slices; its end being committed). Null otherwise.
+   */
+  ending(runId: string): Promise<unknown> | null {
+    const entry = this.active.get(runId);
+    return entry?.execution.finishing ? entry.done : null;
+  }
+
   /** A running run of this process: executing nodes finish, no new node starts. */
   cancel(runId: string): void {
     // queued already claimed and not started: it never starts (the cancel moved it)

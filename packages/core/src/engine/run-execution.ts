@@ -526,7 +526,7 @@ export class RunExecution {
         else
           this.log(
             "warning",
-            `output not kept for resume: larger than ${MAX_KEPT_OUTPUT_CHARS / 1_000_000} MB as JSON, or not ` +
+            `output not kept for resume: over ${MAX_KEPT_OUTPUT_CHARS / 1_000_000} million characters as JSON, or not ` +
               "writable as JSON; a resume runs this node again",
             id,
           );

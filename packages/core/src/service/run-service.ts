@@ -144,6 +144,8 @@ export class RunService {
   /** pending/running → cancelled (executing nodes are stopped, no new node starts); a finished run → 409. */
   async cancel(runId: string): Promise<{ id: string; status: "cancelled" }> {
     const run = await this.requireRun(runId);
+    // a run this process is ending has its end decided: the cancel waits for it, and is refused as for any finished run
+    await this.deps.executor.ending(runId);
     const now = this.now();
     // the owner stays: its executor still records how the executing nodes ended (under its claim, store/fence.ts)
     const moved = await this.deps.store.runs.transition(runId, ["pending", "running"], "cancelled", {

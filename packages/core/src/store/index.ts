@@ -20,6 +20,5 @@ export type {
   VersionNote,
 } from "./ports.js";
 export { isDatabaseUnavailable } from "./database-unavailable.js";
-export { JsonText } from "./output-data.js";
 export { parseDatabaseUrl, type ParsedDatabaseUrl } from "./database-url.js";
 export { createKnexStore, migrateDatabase, unlockMigrations, type KnexStore } from "./knex/create-knex-store.js";

@@ -24,10 +24,14 @@ describe("dataSetJson", () => {
     expect(await dataSetJson({ columns: ["id"], rows }, new Slices(), json.length - 1)).toBeNull();
   });
 
-  it("gives null for a row that JSON cannot write, and nothing else", async () => {
+  it("gives null for a row or column that JSON cannot write, or a data set that is not one", async () => {
     const cyclic: Row = { id: 1 };
     cyclic.self = cyclic;
     expect(await dataSetJson({ columns: ["id"], rows: [{ id: 0 }, cyclic] }, new Slices(), 1e9)).toBeNull();
     expect(await dataSetJson({ columns: ["n"], rows: [{ n: 1n }] }, new Slices(), 1e9)).toBeNull();
+    // a custom node type's output: columns that are not text, rows that are not a list
+    const odd = (value: unknown) => value as DataSet;
+    expect(await dataSetJson(odd({ columns: [1n], rows: [] }), new Slices(), 1e9)).toBeNull();
+    expect(await dataSetJson(odd({ columns: ["a"], rows: { 0: { a: 1 } } }), new Slices(), 1e9)).toBeNull();
   });
 });
