@@ -105,6 +105,30 @@ describe.each(dialects)("%s webhook trigger", (dialect) => {
     expect((await send(`${"k".repeat(200)}-one`)).status).toBe(202);
   });
 
+  it(`${dialect}: a trigger refused because the graph is invalid (422) does not count toward the rate limit`, async () => {
+    const token = "tok-422-0123456789abcdef";
+    const created = await t.fetch("/pipelines", {
+      method: "POST",
+      json: {
+        name: `wh-422-${Math.random()}`,
+        webhook_token: token,
+        nodes: [{ id: "c", type: "condition", config: {} }],
+      },
+    });
+    const p = (await created.json()) as { id: string };
+    const refused = await t.fetch(`/pipelines/${p.id}/webhook?token=${token}`, { method: "POST" });
+    expect(refused.status).toBe(422);
+    expect((await (await t.fetch(`/pipelines/${p.id}/runs`)).json()) as unknown[]).toHaveLength(0);
+    // fixed at once: the next trigger is the first accepted, not one within 10 s of it
+    const fixed = await t.fetch(`/pipelines/${p.id}`, {
+      method: "PUT",
+      json: { nodes: [{ id: "c", type: "condition", config: { expression: "true" } }] },
+    });
+    expect(fixed.status).toBe(200);
+    expect((await t.fetch(`/pipelines/${p.id}/webhook?token=${token}`, { method: "POST" })).status).toBe(202);
+    expect((await t.fetch(`/pipelines/${p.id}/webhook?token=${token}`, { method: "POST" })).status).toBe(429);
+  });
+
   it(`${dialect}: rejects a malformed body with 400 and no run`, async () => {
     const p = await pipeline("tok-4-0123456789abcdef");
     const bad = await t.fetch(`/pipelines/${p.id}/webhook?token=tok-4-0123456789abcdef`, {

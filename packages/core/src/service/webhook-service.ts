@@ -95,7 +95,11 @@ export class WebhookService {
         retryAfterSeconds: claim.retryAfterMs / 1000,
       });
     }
-    const run = await this.deps.trigger(pipelineId, params);
+    // a trigger refused (an invalid graph: 422) was not accepted, and does not count toward the rate limit
+    const run = await this.deps.trigger(pipelineId, params).catch(async (e: unknown) => {
+      await this.deps.store.webhooks.releaseTrigger(pipelineId, now);
+      throw e;
+    });
     if (key) await this.deps.store.webhooks.tagRun(run.id, key);
     return { run_id: run.id, pipeline_id: pipelineId, status: run.status };
   }

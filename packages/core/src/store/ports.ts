@@ -185,6 +185,11 @@ export interface LoginAttemptStore {
 export interface WebhookStore {
   /** Accepts a trigger when none was accepted for the pipeline within `windowMs`; atomic across instances. */
   claimTrigger(pipelineId: string, now: Date, windowMs: number): Promise<{ accepted: boolean; retryAfterMs: number }>;
+  /**
+   * Undoes the claim made at `now` (a trigger refused after it: the rate limit counts accepted triggers only), unless
+   * a later claim replaced it.
+   */
+  releaseTrigger(pipelineId: string, now: Date): Promise<void>;
   findRunByIdempotencyKey(
     key: string,
     since: Date,

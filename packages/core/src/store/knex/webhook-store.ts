@@ -2,13 +2,16 @@ import type { Knex } from "knex";
 import type { WebhookStore } from "../ports.js";
 import { toStr } from "./rows.js";
 
+/** The last accepted trigger of a pipeline that has had none. */
+const NEVER = "1970-01-01T00:00:00.000Z";
+
 export function createWebhookStore(knex: Knex): WebhookStore {
   return {
     async claimTrigger(pipelineId, now, windowMs) {
       const nowIso = now.toISOString();
       const threshold = new Date(now.getTime() - windowMs).toISOString();
       await knex("webhook_state")
-        .insert({ pipeline_id: pipelineId, last_accepted_at: "1970-01-01T00:00:00.000Z" })
+        .insert({ pipeline_id: pipelineId, last_accepted_at: NEVER })
         .onConflict("pipeline_id")
         .ignore();
       const changed = await knex("webhook_state")
@@ -20,6 +23,12 @@ export function createWebhookStore(knex: Knex): WebhookStore {
         { last_accepted_at: string } | undefined;
       const last = row ? Date.parse(row.last_accepted_at) : now.getTime();
       return { accepted: false, retryAfterMs: Math.max(1000, last + windowMs - now.getTime()) };
+    },
+    async releaseTrigger(pipelineId, now) {
+      // before the claim the time there was at least a window old: any time that old is the same to later claims
+      await knex("webhook_state")
+        .where({ pipeline_id: pipelineId, last_accepted_at: now.toISOString() })
+        .update({ last_accepted_at: NEVER });
     },
     async findRunByIdempotencyKey(key, since) {
       const row = (await knex("runs")
