@@ -106,6 +106,24 @@ describe.each(dialects)("%s pipelines API", (dialect) => {
     });
   });
 
+  it(`${dialect}: a pipeline whose dependency was deleted can still be paused; a new missing dependency is refused`, async () => {
+    const upstream = await t.client.pipelines.create({ name: "upstream" });
+    const p = await t.client.pipelines.create({ name: "dependent", schedule: "0 * * * *", depends_on: [upstream.id] });
+    expect((await t.fetch(`/pipelines/${upstream.id}`, { method: "DELETE" })).status).toBe(204);
+    const paused = await t.fetch(`/pipelines/${p.id}`, { method: "PUT", json: { enabled: false } });
+    expect(paused.status).toBe(200);
+    expect(await paused.json()).toMatchObject({ enabled: false, depends_on: [upstream.id] });
+    const bulk = await t.fetch("/pipelines/bulk", { method: "POST", json: { action: "enable", ids: [p.id] } });
+    expect(await bulk.json()).toMatchObject({ succeeded: [p.id], failed: [] });
+    // validate still names the missing dependency
+    const check = await (await t.fetch(`/pipelines/${p.id}/validate`)).json();
+    expect(check.errors).toEqual(expect.arrayContaining([expect.stringContaining(upstream.id)]));
+    const other = "00000000-0000-4000-8000-000000000000";
+    const refused = await t.fetch(`/pipelines/${p.id}`, { method: "PUT", json: { depends_on: [upstream.id, other] } });
+    expect(refused.status).toBe(400);
+    expect((await refused.json()).errors).toEqual([`depends_on references missing pipeline '${other}'`]);
+  });
+
   it(`${dialect}: a fetched pipeline can be sent back as an update`, async () => {
     const p = await t.client.pipelines.create({ name: "roundtrip", ...twoNodes });
     const res = await t.fetch(`/pipelines/${p.id}`, { method: "PUT", json: { ...p, description: "changed" } });

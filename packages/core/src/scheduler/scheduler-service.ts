@@ -45,6 +45,17 @@ interface Entry {
  * lease; each slot is claimed in the database before its run is created, so a slot fires exactly once. Changes to
  * pipelines (`pipeline.changed`) re-register their schedule at once.
  */
+/** Why a slot passed without a run: `blocked_by` when its dependencies were not satisfied. */
+interface SkipReason {
+  reason: string;
+  blocked_by?: string[];
+}
+
+const blocked = (blockedBy: string[]): SkipReason => ({
+  reason: `dependencies not satisfied: ${blockedBy.join(", ")}`,
+  blocked_by: blockedBy,
+});
+
 export class SchedulerService {
   readonly instanceId = randomUUID();
   private readonly timers: Timers;
@@ -154,21 +165,11 @@ export class SchedulerService {
     });
     if (decision.action === "none") return;
     const slotIso = decision.slot.toISOString();
-    if (decision.action === "skip") {
-      if (!(await this.deps.store.schedulerState.claimSlot(pipeline.id, slotIso))) return;
-      this.deps.logger.info("missed schedule slot skipped", {
-        pipeline_id: pipeline.id,
-        slot: slotIso,
-        reason: decision.reason,
-      });
-      this.deps.events.emit("schedule.skipped", {
-        pipeline_id: pipeline.id,
-        slot: slotIso,
-        reason: decision.reason,
-        timestamp: now.toISOString(),
-      });
-      return;
-    }
+    if (decision.action === "skip")
+      return this.skipSlot(pipeline, slotIso, "missed schedule slot skipped", { reason: decision.reason });
+    // a catch-up run is the run of a scheduled slot: it waits for its dependencies as the slot's run would have
+    const blockedBy = await this.unsatisfiedDependencies(pipeline);
+    if (blockedBy.length > 0) return this.skipSlot(pipeline, slotIso, "catch-up run skipped", blocked(blockedBy));
     const run = await this.deps.runs.triggerSlot(pipeline.id, "catchup", slotIso);
     if (run) this.deps.logger.info("catch-up run queued", { pipeline_id: pipeline.id, slot: slotIso, run_id: run.id });
   }
@@ -276,20 +277,7 @@ export class SchedulerService {
         else this.deps.logger.info("schedule slot already fired", { pipeline_id: pipeline.id, slot: slotIso });
         return;
       }
-      if (!(await this.deps.store.schedulerState.claimSlot(pipeline.id, slotIso))) return;
-      const reason = `dependencies not satisfied: ${blockedBy.join(", ")}`;
-      this.deps.logger.info("scheduled run skipped", {
-        pipeline_id: pipeline.id,
-        slot: slotIso,
-        blocked_by: blockedBy,
-      });
-      this.deps.events.emit("schedule.skipped", {
-        pipeline_id: pipeline.id,
-        slot: slotIso,
-        reason,
-        blocked_by: blockedBy,
-        timestamp: nowIso(this.deps.clock),
-      });
+      await this.skipSlot(pipeline, slotIso, "scheduled run skipped", blocked(blockedBy));
     } catch (err) {
       const retryAt = this.deps.clock.now().getTime() + SLOT_RETRY_MS;
       if (!isDatabaseUnavailable(err) || !this.running || !this.leader || retryAt >= retryUntil)
@@ -304,6 +292,21 @@ export class SchedulerService {
       }, SLOT_RETRY_MS);
       this.retries.add(handle);
     }
+  }
+
+  /**
+   * Records `slotIso` of `pipeline` as passed without a run, once across instances: logged (`message`) and announced
+   * (`schedule.skipped`), with why.
+   */
+  private async skipSlot(pipeline: Pipeline, slotIso: string, message: string, why: SkipReason): Promise<void> {
+    if (!(await this.deps.store.schedulerState.claimSlot(pipeline.id, slotIso))) return;
+    this.deps.logger.info(message, { pipeline_id: pipeline.id, slot: slotIso, ...why });
+    this.deps.events.emit("schedule.skipped", {
+      pipeline_id: pipeline.id,
+      slot: slotIso,
+      ...why,
+      timestamp: nowIso(this.deps.clock),
+    });
   }
 
   /** Ids of dependencies whose most recent run is not `success` (SPEC part 1, rule 5). */

@@ -93,14 +93,16 @@ export class PipelineService {
   async update(id: string, input: PipelineUpdate | unknown): Promise<Pipeline> {
     const patch = definitionOf(parseInput(PipelineUpdateSchema, input, "pipeline update"));
     const current = await this.get(id);
-    const { id: _id, created_at, updated_at: _u, ...currentDef } = current;
+    const { id: _id, created_at: _c, updated_at: _u, ...currentDef } = current;
     const cleanPatch = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
     const def = normalize({ ...currentDef, ...cleanPatch } as PipelineDefinition);
-    return this.replace(id, created_at, def, describeChange(Object.keys(cleanPatch)));
+    return this.replace(current, def, describeChange(Object.keys(cleanPatch)));
   }
 
-  private async replace(id: string, createdAt: string, def: PipelineDefinition, message: string): Promise<Pipeline> {
-    await this.assertStorable(def, id);
+  /** Stores `def` as `current`'s new version. */
+  private async replace(current: Pipeline, def: PipelineDefinition, message: string): Promise<Pipeline> {
+    const { id, created_at: createdAt } = current;
+    await this.assertStorable(def, id, current.depends_on);
     const now = this.now();
     const pipeline: Pipeline = { id, ...def, created_at: createdAt, updated_at: now };
     const ok = await this.deps.store.pipelines.update(pipeline, { version_id: newId(), message, created_at: now });
@@ -181,7 +183,7 @@ export class PipelineService {
     const snapshot = withoutToken(found.snapshot);
     const restored = normalize(definitionOf(parseInput(PipelineCreateSchema, snapshot, "stored version")));
     const def: PipelineDefinition = { ...restored, webhook_token: current.webhook_token };
-    return this.replace(id, current.created_at, def, `rollback to v${found.version.version}`);
+    return this.replace(current, def, `rollback to v${found.version.version}`);
   }
 
   async bulk(input: BulkRequest | unknown): Promise<BulkResponse> {
@@ -207,18 +209,29 @@ export class PipelineService {
     return response;
   }
 
-  /** Structural rules and dependency references; throws a 400 with the list of errors. */
-  private async assertStorable(def: PipelineDefinition, selfId: string | null): Promise<void> {
-    const errors = [...structuralErrors(def, this.deps.nodeTypes), ...(await this.dependencyErrors(def, selfId))];
+  /**
+   * Structural rules and dependency references; throws a 400 with the list of errors. `stored`: the dependencies the
+   * pipeline has now. A change that keeps one whose pipeline was deleted since is not refused for it (pausing such a
+   * pipeline must work; `validate` names it); a change that adds a missing one is.
+   */
+  private async assertStorable(def: PipelineDefinition, selfId: string | null, stored: string[] = []): Promise<void> {
+    const errors = [
+      ...structuralErrors(def, this.deps.nodeTypes),
+      ...(await this.dependencyErrors(def, selfId, new Set(stored))),
+    ];
     if (errors.length > 0) {
       throw new SluiceError("invalid", `invalid pipeline: ${errors.slice(0, 5).join("; ")}`, { errors });
     }
   }
 
-  /** depends_on must name existing pipelines and must not close a cycle across pipelines. */
+  /**
+   * depends_on must name existing pipelines (but those in `missingAllowed`) and must not close a cycle across
+   * pipelines.
+   */
   private async dependencyErrors(
     def: Pick<PipelineDefinition, "depends_on">,
     selfId: string | null,
+    missingAllowed: ReadonlySet<string> = new Set(),
   ): Promise<string[]> {
     if (def.depends_on.length === 0) return [];
     const errors: string[] = [];
@@ -226,7 +239,8 @@ export class PipelineService {
     const refs = await this.deps.store.pipelines.listDependencyRefs();
     const byId = new Map(refs.map((r) => [r.id, r.depends_on]));
     for (const dep of def.depends_on) {
-      if (dep !== selfId && !byId.has(dep)) errors.push(`depends_on references missing pipeline '${dep}'`);
+      if (dep !== selfId && !byId.has(dep) && !missingAllowed.has(dep))
+        errors.push(`depends_on references missing pipeline '${dep}'`);
     }
     if (selfId) {
       byId.set(selfId, def.depends_on);

@@ -77,6 +77,27 @@ describe("catch-up across a real restart", () => {
     expect((await runsOf(second, hourly.id)).map((r) => r.trigger)).toEqual(["catchup"]);
   });
 
+  it("skips the catch-up of a pipeline whose dependency's latest run is not a success, as a scheduled run is", async () => {
+    db = await createTestDatabase("sqlite");
+    const first = await boot("2026-11-22T09:58:30Z");
+    const upstream = await first.pipelines.create({ name: "upstream" }); // never run: not a success
+    const dependent = await first.pipelines.create({
+      name: "dependent",
+      schedule: "0 * * * *",
+      depends_on: [upstream.id],
+    });
+    await first.close();
+
+    const second = await boot("2026-11-22T10:30:00Z");
+    expect(await runsOf(second, dependent.id)).toEqual([]);
+    // the slot is recorded as skipped: a further restart does not try it again
+    await second.close();
+    const third = await boot("2026-11-22T10:40:00Z");
+    expect(await runsOf(third, dependent.id)).toEqual([]);
+    const state = await storeOf(third).knex("scheduler_state").where("pipeline_id", dependent.id).first();
+    expect(state?.last_slot_at).toBe("2026-11-22T10:00:00.000Z");
+  });
+
   it("skips a miss older than 24 h", async () => {
     db = await createTestDatabase("sqlite");
     const first = await boot("2026-11-22T09:00:00Z"); // a Sunday
