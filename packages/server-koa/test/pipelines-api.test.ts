@@ -210,7 +210,39 @@ describe.each(dialects)("%s pipelines API", (dialect) => {
     expect(result.warnings.join("\n")).toMatch(/node 'b' has no downstream connections/);
     expect(result.warnings.join("\n")).toMatch(/param 'unused'/);
     const ok = await t.client.pipelines.create({ name: "ok", ...twoNodes });
+    await t.fetch("/connections", { method: "POST", json: { conn_id: "pg", type: "postgres", host: "127.0.0.1" } });
     expect(await t.client.pipelines.validate(ok.id)).toEqual({ valid: true, errors: [], warnings: [] });
+  });
+
+  it(`${dialect}: validate names a connection or variable the pipeline uses that does not exist (any more)`, async () => {
+    await t.fetch("/connections", {
+      method: "POST",
+      json: { conn_id: "gone_db", type: "postgres", host: "127.0.0.1" },
+    });
+    await t.fetch("/variables", { method: "POST", json: { key: "gone_table", value: "orders" } });
+    await t.fetch("/variables", { method: "POST", json: { key: "kept_var", value: "x" } });
+    const p = await t.client.pipelines.create({
+      name: "refs",
+      nodes: [
+        {
+          id: "src",
+          type: "source_db",
+          config: { conn_id: "gone_db", query: "select * from ${var.gone_table} where a = '${var.kept_var}'" },
+        },
+        { id: "out", type: "sink_file", config: { path: "out-${var.gone_table}.csv" } },
+      ],
+      edges: [{ from: "src", to: "out" }],
+    });
+    expect(await t.client.pipelines.validate(p.id)).toEqual({ valid: true, errors: [], warnings: [] });
+    expect((await t.fetch("/connections/gone_db", { method: "DELETE" })).status).toBe(204);
+    expect((await t.fetch("/variables/gone_table", { method: "DELETE" })).status).toBe(204);
+    const result = await t.client.pipelines.validate(p.id);
+    expect(result.valid).toBe(false);
+    expect(result.errors).toEqual([
+      "node 'src': connection 'gone_db' does not exist",
+      "node 'src': variable 'gone_table' does not exist (${var.gone_table})",
+      "node 'out': variable 'gone_table' does not exist (${var.gone_table})",
+    ]);
   });
 
   it(`${dialect}: validate-nodes checks nodes one by one`, async () => {

@@ -1,5 +1,7 @@
 import { nowIso, type Clock } from "../clock.js";
 import type { NodeTypeRegistry } from "../engine/node-type.js";
+import { variableKeysIn } from "../engine/templating.js";
+import type { PipelineNode } from "../model/node.js";
 import { nodeConfigErrors, structuralErrors, validatePipelineDefinition } from "../dag/validate-pipeline.js";
 import { notFound, SluiceError } from "../errors.js";
 import type { SluiceEvents } from "../events.js";
@@ -139,7 +141,26 @@ export class PipelineService {
 
   async validate(id: string): Promise<ValidationResult> {
     const pipeline = await this.get(id);
-    return validatePipelineDefinition(pipeline, await this.dependencyErrors(pipeline, id), this.deps.nodeTypes);
+    const errors = [...(await this.dependencyErrors(pipeline, id)), ...(await this.referenceErrors(pipeline.nodes))];
+    return validatePipelineDefinition(pipeline, errors, this.deps.nodeTypes);
+  }
+
+  /**
+   * What can only be checked at run time, checked now: each node's connection (`conn_id`) and the variables its
+   * config's `${var.KEY}` placeholders name must exist (a run would fail on them).
+   */
+  private async referenceErrors(nodes: readonly PipelineNode[]): Promise<string[]> {
+    const errors: string[] = [];
+    for (const node of nodes) {
+      const connId = typeof node.config.conn_id === "string" ? node.config.conn_id : null;
+      // a conn_id made of a placeholder is known only when the run renders it
+      if (connId && !connId.includes("${") && !(await this.deps.store.connections.get(connId)))
+        errors.push(`node '${node.id}': connection '${connId}' does not exist`);
+      for (const key of variableKeysIn(node.config))
+        if (!(await this.deps.store.variables.get(key)))
+          errors.push(`node '${node.id}': variable '${key}' does not exist (\${var.${key}})`);
+    }
+    return errors;
   }
 
   async validateNodes(id: string, input: ValidateNodesRequest | unknown = {}): Promise<ValidateNodesResponse> {
