@@ -1,6 +1,6 @@
 import { bodyParser } from "@koa/bodyparser";
 import { isWellFormedText, SluiceError } from "@sluice/core";
-import type { Middleware } from "koa";
+import type { Context, Middleware } from "koa";
 
 /** Request body limit of an operation without its own (`bodyLimitBytes` in the operation table): 10 MiB. */
 export const DEFAULT_BODY_BYTES = 10 * 1024 * 1024;
@@ -46,17 +46,33 @@ const undecodable = (e: unknown) => {
 };
 
 /**
+ * Content-Types a body is read as JSON under: JSON, any `+json` type, and text (what fetch sends a string body as). A
+ * body with no Content-Type is read as JSON too (fetch sends bytes without one). Any other type is refused: its body
+ * would otherwise be dropped unread, and the request go on as if it had none.
+ */
+const JSON_TYPES = ["json", "+json", "text/plain"];
+
+/**
  * JSON bodies only; a malformed body is a 400 and an oversized one a 413 (via the error handler); a body nested
- * deeper than MAX_BODY_DEPTH, holding a lone surrogate, or not in its Content-Encoding, is a 400.
+ * deeper than MAX_BODY_DEPTH, holding a lone surrogate, or not in its Content-Encoding, is a 400; so is a body sent
+ * as a type that is not JSON or text (a form, XML).
  */
 export function jsonBody(limitBytes: number): Middleware {
   const parse = bodyParser({
     enableTypes: ["json"],
+    detectJSON: (ctx: Context) => Boolean(ctx.request.is(JSON_TYPES)),
     jsonLimit: limitBytes,
     encoding: "utf-8",
     jsonStrict: true,
   }) as unknown as Middleware;
   return async (ctx, next) => {
+    const hasBody = ctx.get("transfer-encoding") !== "" || (ctx.request.length ?? 0) > 0;
+    if (hasBody && !ctx.get("content-type")) ctx.req.headers["content-type"] = "application/json";
+    else if (hasBody && !ctx.request.is(JSON_TYPES))
+      throw new SluiceError(
+        "bad_request",
+        `the body must be JSON, sent as Content-Type: application/json (it was sent as ${ctx.request.type})`,
+      );
     let parsed = false;
     try {
       await parse(ctx, async () => {

@@ -45,6 +45,17 @@ describe("a cookie-only state change from another origin", () => {
     expect(await pipelineNames()).not.toContain("csrf-origin");
   });
 
+  it("a form-like POST (text/plain, no preflight) of a JSON body from evil.example → 403, no pipeline created", async () => {
+    // a text body is read as JSON (body-content-type.test.ts): the one a cross-site form or fetch can send unasked
+    const response = await t.fetch("/pipelines", {
+      method: "POST",
+      headers: { cookie, origin: EVIL, "content-type": "text/plain" },
+      body: JSON.stringify({ name: "csrf-text-plain" }),
+    });
+    expect(response.status).toBe(403);
+    expect(await pipelineNames()).not.toContain("csrf-text-plain");
+  });
+
   it("POST with Sec-Fetch-Site: cross-site and no Origin → 403, no pipeline created", async () => {
     const response = await createWith("csrf-fetch-site", { cookie, "sec-fetch-site": "cross-site" });
     expect(response.status).toBe(403);
