@@ -40,11 +40,6 @@ interface Entry {
   next: Date;
 }
 
-/**
- * Cron scheduling for every enabled pipeline. One instance among those sharing a database holds the scheduler
- * lease; each slot is claimed in the database before its run is created, so a slot fires exactly once. Changes to
- * pipelines (`pipeline.changed`) re-register their schedule at once.
- */
 /** Why a slot passed without a run: `blocked_by` when its dependencies were not satisfied. */
 interface SkipReason {
   reason: string;
@@ -56,6 +51,11 @@ const blocked = (blockedBy: string[]): SkipReason => ({
   blocked_by: blockedBy,
 });
 
+/**
+ * Cron scheduling for every enabled pipeline. One instance among those sharing a database holds the scheduler
+ * lease; each slot is claimed in the database before its run is created, so a slot fires exactly once. Changes to
+ * pipelines (`pipeline.changed`) re-register their schedule at once.
+ */
 export class SchedulerService {
   readonly instanceId = randomUUID();
   private readonly timers: Timers;
