@@ -11,13 +11,6 @@ export interface TemplateScope {
   variable(key: string): Promise<string>;
 }
 
-/** The keys of the `${var.KEY}` placeholders anywhere in `value` (a node's config), each once, in order. */
-export function variableKeysIn(value: unknown): string[] {
-  const keys = new Set<string>();
-  for (const m of (JSON.stringify(value) ?? "").matchAll(PLACEHOLDER)) if (m[1] === "var") keys.add(m[2]!);
-  return [...keys];
-}
-
 async function lookup(scope: TemplateScope, kind: string, key: string): Promise<string> {
   if (kind === "param") {
     if (!Object.hasOwn(scope.params, key))

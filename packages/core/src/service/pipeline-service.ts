@@ -1,6 +1,6 @@
 import { nowIso, type Clock } from "../clock.js";
 import type { NodeTypeRegistry } from "../engine/node-type.js";
-import { variableKeysIn } from "../engine/templating.js";
+import { nodeReferences } from "../insights/node-references.js";
 import type { PipelineNode } from "../model/node.js";
 import { nodeConfigErrors, structuralErrors, validatePipelineDefinition } from "../dag/validate-pipeline.js";
 import { notFound, SluiceError } from "../errors.js";
@@ -146,17 +146,18 @@ export class PipelineService {
   }
 
   /**
-   * What can only be checked at run time, checked now: each node's connection (`conn_id`) and the variables its
-   * config's `${var.KEY}` placeholders name must exist (a run would fail on them).
+   * What can only be checked at run time, checked now: the connections and the `${var.KEY}` variables each node
+   * references (`nodeReferences`, as used-by finds them) must exist; a run would fail on them. A `conn_id` made of a
+   * placeholder is known only when the run renders it.
    */
   private async referenceErrors(nodes: readonly PipelineNode[]): Promise<string[]> {
     const errors: string[] = [];
     for (const node of nodes) {
-      const connId = typeof node.config.conn_id === "string" ? node.config.conn_id : null;
-      // a conn_id made of a placeholder is known only when the run renders it
-      if (connId && !connId.includes("${") && !(await this.deps.store.connections.get(connId)))
-        errors.push(`node '${node.id}': connection '${connId}' does not exist`);
-      for (const key of variableKeysIn(node.config))
+      const { connections, variables } = nodeReferences(node, this.deps.nodeTypes);
+      for (const connId of connections)
+        if (!connId.includes("${") && !(await this.deps.store.connections.get(connId)))
+          errors.push(`node '${node.id}': connection '${connId}' does not exist`);
+      for (const key of variables)
         if (!(await this.deps.store.variables.get(key)))
           errors.push(`node '${node.id}': variable '${key}' does not exist (\${var.${key}})`);
     }
