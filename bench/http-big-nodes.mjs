@@ -23,6 +23,8 @@
 //               about 35 MB for 300,000 rows) rather than CSV
 //   dedupe_long a transform deduplicating 6,000 rows (not --rows) by a text of 18,006 characters, alike but for its
 //               last six: texts V8 hashes by their length alone (past 16,383 characters), as one user's data can be
+//   wide        no node after the source: `source_file` itself, reading 40 rows (not --rows) of 60,000 columns, whose
+//               preview and profile are as wide as the rows
 // Options: --db sqlite|postgres|both (sqlite) --rows 300000 --reps 3 --node transform --rules orders|row-by-row
 // --baseline DIR (another built checkout: each repetition runs its server too, and the report adds this/baseline)
 import fs from "node:fs";
@@ -140,6 +142,7 @@ const PIPELINES = {
     ],
   }),
   source_json: () => ({ input: writeOrdersJson, measured: "read", nodes: [], edges: [] }),
+  wide: () => ({ input: writeWideCsv, measured: "read", nodes: [], edges: [] }),
   dedupe_long: () => ({
     input: writeLongTextsCsv,
     nodes: [{ id: "n", type: "transform", config: { rules: [{ type: "deduplicate", columns: ["text"] }] } }],
@@ -178,6 +181,19 @@ function writeLongTextsCsv(dir) {
   for (let i = 1; i <= LONG_TEXT_ROWS; i++) lines.push(`${i},${prefix}${String(i).padStart(6, "0")}`);
   fs.writeFileSync(path.join(files, "long-texts.csv"), lines.join("\n") + "\n");
   return "long-texts.csv";
+}
+/** `wide`'s input: WIDE_ROWS rows (not --rows) of WIDE_COLUMNS columns `c1`…, each cell its row and column. */
+const WIDE_ROWS = 40;
+const WIDE_COLUMNS = 60_000;
+
+function writeWideCsv(dir) {
+  const files = path.join(dir, "files");
+  fs.mkdirSync(files, { recursive: true });
+  const columns = Array.from({ length: WIDE_COLUMNS }, (_, c) => `c${c + 1}`);
+  const lines = [columns.join(",")];
+  for (let r = 1; r <= WIDE_ROWS; r++) lines.push(columns.map((_, c) => `${r}x${c + 1}`).join(","));
+  fs.writeFileSync(path.join(files, "wide.csv"), lines.join("\n") + "\n");
+  return "wide.csv";
 }
 const NODES = opts.node === "all" ? Object.keys(PIPELINES) : opts.node.split(",");
 for (const n of NODES)
@@ -270,12 +286,13 @@ const described = (node) => {
   if (node === "transform") return transform;
   if (node === "failed") return `${transform} → quality (blocks: the run fails, outputs kept)`;
   if (node === "source_json") return "source_file (json) itself";
+  if (node === "wide") return `source_file (csv) itself, ${WIDE_COLUMNS.toLocaleString("en-US")} columns`;
   return PIPELINES[node]().nodes.at(-1).type;
 };
 
 const reporter = (node) => (mode, results, prefix) => {
   console.log(
-    `\n${prefix}${mode}: ${node === "dedupe_long" ? LONG_TEXT_ROWS : opts.rows} rows through source_file → ${node}: ${described(node)}, ${results.length} fresh servers`,
+    `\n${prefix}${mode}: ${{ dedupe_long: LONG_TEXT_ROWS, wide: WIDE_ROWS }[node] ?? opts.rows} rows through source_file → ${node}: ${described(node)}, ${results.length} fresh servers`,
   );
   for (const r of results)
     console.log(

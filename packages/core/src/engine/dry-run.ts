@@ -88,7 +88,7 @@ export async function dryRunPipeline(
       name: node.name ?? node.id,
       status,
       columns: data.columns,
-      rows: data.rows.slice(0, DRY_RUN_ROWS).map((row) => execution.shown(row)),
+      rows: await execution.shownRows(data.rows.slice(0, DRY_RUN_ROWS), { columns: data.columns.length }),
       ...(outcome?.error ? { error: outcome.error } : {}),
     });
   }

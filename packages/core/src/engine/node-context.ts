@@ -94,10 +94,10 @@ export function createNodeContext(o: NodeContextOptions): NodeContext {
       }
     },
     http: o.http ?? defaultHttpClient(),
-    // only the rows an entry can keep are made readable (a quality check can send hundreds of thousands)
-    deadLetter: (rows, error) =>
+    // only the rows an entry can keep are made readable (a quality check can send hundreds of thousands), in slices
+    deadLetter: async (rows, error) =>
       deadLetter(
-        rows.slice(0, DLQ_ENTRY_ROWS).map((row) => scrubber.shown(row)),
+        await scrubber.shownRows(rows.slice(0, DLQ_ENTRY_ROWS), { stop: () => o.signal }),
         scrubber.scrub(error),
         rows.length,
       ),

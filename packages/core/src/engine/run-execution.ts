@@ -27,7 +27,7 @@ import {
   RETRY_EVENT_ERROR_CHARS,
   RunLogBudget,
 } from "./run-log-budget.js";
-import { SecretScrubber } from "./secret-scrubber.js";
+import { SecretScrubber, type ShownRowsOptions } from "./secret-scrubber.js";
 import { Slices } from "./slices.js";
 import { storedPreview } from "./stored-preview.js";
 import { WriteBuffer, writeErrorText } from "./write-buffer.js";
@@ -86,6 +86,7 @@ export class RunExecution {
   private readonly shutdown = new AbortController();
   /** Aborted by cancel: executing attempts stop (a SQLite worker is terminated, a server statement cancelled). */
   private readonly cancelling = new AbortController();
+  private stopSignal: AbortSignal | undefined;
   /** The controllers of the attempts executing now: cancel and shutdown abort each (cheaper than listeners). */
   private readonly attempts = new Set<AbortController>();
   private readonly buffer: WriteBuffer;
@@ -143,9 +144,14 @@ export class RunExecution {
     return this.scrubber.scrub(text);
   }
 
-  /** A value as people read it in previews, dry runs and DLQ payloads: masked and bounded (`SecretScrubber.shown`). */
-  shown<T>(value: T): T {
-    return this.scrubber.shown(value);
+  /** Rows as people read them in previews, dry runs and DLQ payloads (`SecretScrubber.shownRows`). */
+  shownRows(rows: readonly Row[], options?: ShownRowsOptions): Promise<Row[]> {
+    return this.scrubber.shownRows(rows, options);
+  }
+
+  /** Aborted by a cancel or a shutdown: what stops work in slices and waits between attempts (made when needed). */
+  private get stopped(): AbortSignal {
+    return (this.stopSignal ??= AbortSignal.any([this.shutdown.signal, this.cancelling.signal]));
   }
 
   private shownProfile(profile: NodeProfile): NodeProfile {
@@ -258,11 +264,17 @@ export class RunExecution {
       try {
         const result = await this.attempt(def, node, config, inputs, inputIds, attempt, settings.timeoutMs);
         const ended = { duration: Date.now() - started, at: this.now() };
-        // not counted in the node's time; a large output's in slices, which a cancel or a shutdown stops (below)
-        const profile = profiledAtOnce(result.output)
-          ? profileDataSet(id, result.output)
-          : await profileInSlices(id, result.output, AbortSignal.any([this.shutdown.signal, this.cancelling.signal]));
-        return this.succeedNode(id, ended, result, profile);
+        // the profile and preview, not counted in the node's time; a large output's in slices, which a cancel or a
+        // shutdown stops (below)
+        const { output } = result;
+        const profile = profiledAtOnce(output)
+          ? profileDataSet(id, output)
+          : await profileInSlices(id, output, this.stopped);
+        const previewRows = await this.scrubber.shownRows(output.rows.slice(0, PREVIEW_ROWS), {
+          columns: output.columns.length,
+          stop: () => this.stopped,
+        });
+        return this.succeedNode(id, ended, result, profile, previewRows);
       } catch (e) {
         const message = this.nodeError(errorMessage(e));
         if (this.shutdown.signal.aborted) return this.failNode(id, started, inputs, INTERRUPTED, false);
@@ -279,7 +291,7 @@ export class RunExecution {
         });
         try {
           // a cancel ends the wait too: the node ends `cancelled` now, not after its retry delay
-          await sleep(delay, AbortSignal.any([this.shutdown.signal, this.cancelling.signal]));
+          await sleep(delay, this.stopped);
         } catch {
           if (this.shutdown.signal.aborted) return this.failNode(id, started, inputs, INTERRUPTED, false);
           return this.cancelNode(id, started, errorMessage(this.cancelling.signal.reason));
@@ -377,6 +389,7 @@ export class RunExecution {
     ended: { duration: number; at: string },
     result: NodeResult,
     profile: NodeProfile,
+    previewRows: Row[],
   ): void {
     const record = this.records.get(id) as NodeRun;
     const output = result.output;
@@ -398,12 +411,8 @@ export class RunExecution {
         node_id: id,
         kind: "preview",
         // a preview is readable by viewers: a secret that reached the data (an API echoing its credentials) is masked,
-        // and what people read is bounded (engine/shown-value.ts), row by row
-        data: storedPreview(
-          id,
-          this.scrubber.shown(output.columns),
-          output.rows.slice(0, PREVIEW_ROWS).map((row) => this.scrubber.shown(row)),
-        ),
+        // and what people read is bounded (engine/shown-value.ts), row by row (`previewRows`: shownRows)
+        data: storedPreview(id, this.scrubber.shown(output.columns), previewRows),
       },
       this.options.claim,
     );
@@ -472,7 +481,7 @@ export class RunExecution {
     this.emitNode("node.failed", id, { status: "failed", error, duration_ms: duration });
     if (deadLetter) {
       const sample = inputs.flatMap((input) => input.rows.slice(0, DLQ_SAMPLE_ROWS)).slice(0, DLQ_SAMPLE_ROWS);
-      const shown = sample.map((row) => this.scrubber.shown(row));
+      const shown = await this.scrubber.shownRows(sample); // written even while the run is cancelled: the node failed
       await this.deadLetter(this.plan.nodes.get(id) as PipelineNode, shown, error).catch((e: unknown) =>
         this.deps.logger.error(
           `run ${this.run.id}: writing the DLQ entry failed: ${this.scrubber.scrub((e as Error).message)}`,

@@ -1,6 +1,13 @@
 import type { ConnectionFields } from "../connectors/connector.js";
 import { MASKED_SECRET } from "../model/connection.js";
+import type { Row } from "./dataset.js";
 import { shownValue, type TextMask } from "./shown-value.js";
+import { fitsOneGo, Slices } from "./slices.js";
+
+export interface ShownRowsOptions {
+  columns?: number;
+  stop?: () => AbortSignal | undefined;
+}
 
 /**
  * Names of `extra` keys (at any depth) and URL query parameters whose values are secrets: any name containing token,
@@ -180,6 +187,18 @@ export class SecretScrubber implements TextMask {
    */
   shown<T>(value: T): T {
     return shownValue(value, this) as T;
+  }
+
+  /**
+   * Rows as people read them (`shown`), a piece at a time where they are many values (engine/slices.ts): showing a row
+   * lists every key it has, and a row of 60,000 columns takes milliseconds. `columns`: how many the rows have (not
+   * known: in pieces); `stop`: the signal that stops it (it rejects with its reason), asked for only when it is needed.
+   */
+  async shownRows(rows: readonly Row[], { columns, stop }: ShownRowsOptions = {}): Promise<Row[]> {
+    if (columns !== undefined && fitsOneGo(rows.length, columns)) return rows.map((row) => this.shown(row));
+    const shown: Row[] = [];
+    await new Slices(stop?.()).eachOf(rows, (row) => shown.push(this.shown(row)));
+    return shown;
   }
 
   /**
