@@ -87,8 +87,8 @@ export async function dryRunPipeline(
       node_id: node.id,
       name: node.name ?? node.id,
       status,
-      columns: data.columns,
-      rows: await execution.shownRows(data.rows.slice(0, DRY_RUN_ROWS), { columns: data.columns.length }),
+      columns: execution.shownColumns(data.columns),
+      rows: await execution.shownRows(data.rows.slice(0, DRY_RUN_ROWS)),
       ...(outcome?.error ? { error: outcome.error } : {}),
     });
   }

@@ -3,8 +3,7 @@ import { confineConnection } from "../connectors/registry.js";
 import { SluiceError } from "../errors.js";
 import type { LogLevel } from "../model/run.js";
 import type { PipelineNode } from "../model/node.js";
-import type { Row } from "./dataset.js";
-import { DLQ_ENTRY_ROWS } from "./dlq-payload.js";
+import { dlqPayload, type DlqPayload } from "./dlq-payload.js";
 import { defaultHttpClient, type HttpClient } from "./http/http-client.js";
 import type { NodeContext } from "./node-type.js";
 import { SecretScrubber } from "./secret-scrubber.js";
@@ -27,11 +26,8 @@ export interface NodeContextOptions {
   startedAt?: string;
   secrets?: SecretsResolver;
   log?: (level: LogLevel, message: string) => void;
-  /**
-   * Writes a DLQ entry: `rows` as people may read them (the first DLQ_ENTRY_ROWS of those the node sent), `total` the
-   * number it sent.
-   */
-  deadLetter?: (rows: Row[], error: string, total: number) => Promise<void>;
+  /** Writes a DLQ entry: what it keeps of the rows the node sent (dlqPayload), and the node's error, masked. */
+  deadLetter?: (payload: DlqPayload, error: string) => Promise<void>;
   /** Outbound HTTP port; default the guarded client with system DNS. */
   http?: HttpClient;
   /**
@@ -94,13 +90,9 @@ export function createNodeContext(o: NodeContextOptions): NodeContext {
       }
     },
     http: o.http ?? defaultHttpClient(),
-    // only the rows an entry can keep are made readable (a quality check can send hundreds of thousands), in slices
+    // only the rows an entry can keep are made readable (a quality check can send hundreds of thousands)
     deadLetter: async (rows, error) =>
-      deadLetter(
-        await scrubber.shownRows(rows.slice(0, DLQ_ENTRY_ROWS), { stop: () => o.signal }),
-        scrubber.scrub(error),
-        rows.length,
-      ),
+      deadLetter(await dlqPayload(rows, (row) => scrubber.shown(row)), scrubber.scrub(error)),
   };
 }
 

@@ -52,7 +52,11 @@ export interface NodeContext {
   connection(connId: string): Promise<ResolvedConnection>;
   /** Outbound HTTP (source_api, sink_api, notify): SSRF-guarded, redirects re-checked. */
   readonly http: HttpClient;
-  /** Writes rows to the dead-letter queue for this node (secrets masked in rows and error). */
+  /**
+   * Writes rows to the dead-letter queue for this node (secrets masked in rows and error; the first ones, as many as an
+   * entry keeps). The rows are read until the promise settles, a piece at a time: change them only after. It is written
+   * even when the node's timeout or a cancel comes meanwhile.
+   */
   deadLetter(rows: Row[], error: string): Promise<void>;
 }
 

@@ -2,12 +2,7 @@ import type { ConnectionFields } from "../connectors/connector.js";
 import { MASKED_SECRET } from "../model/connection.js";
 import type { Row } from "./dataset.js";
 import { shownValue, type TextMask } from "./shown-value.js";
-import { fitsOneGo, Slices } from "./slices.js";
-
-export interface ShownRowsOptions {
-  columns?: number;
-  stop?: () => AbortSignal | undefined;
-}
+import { Slices } from "./slices.js";
 
 /**
  * Names of `extra` keys (at any depth) and URL query parameters whose values are secrets: any name containing token,
@@ -190,14 +185,17 @@ export class SecretScrubber implements TextMask {
   }
 
   /**
-   * Rows as people read them (`shown`), a piece at a time where they are many values (engine/slices.ts): showing a row
-   * lists every key it has, and a row of 60,000 columns takes milliseconds. `columns`: how many the rows have (not
-   * known: in pieces); `stop`: the signal that stops it (it rejects with its reason), asked for only when it is needed.
+   * Rows as people read them (`shown`), with a turn of the event loop whenever a slice is used up (engine/slices.ts):
+   * showing a row lists every key it has, nested ones too, so that a row of 60,000 keys takes milliseconds, and what a
+   * row costs is not known before it is shown. `signal` stops it (it rejects with its reason).
    */
-  async shownRows(rows: readonly Row[], { columns, stop }: ShownRowsOptions = {}): Promise<Row[]> {
-    if (columns !== undefined && fitsOneGo(rows.length, columns)) return rows.map((row) => this.shown(row));
-    const shown: Row[] = [];
-    await new Slices(stop?.()).eachOf(rows, (row) => shown.push(this.shown(row)));
+  async shownRows(rows: readonly Row[], signal?: AbortSignal): Promise<Row[]> {
+    const slices = new Slices(signal);
+    const shown = new Array<Row>(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      shown[i] = this.shown(rows[i]!);
+      if (slices.due()) await slices.next();
+    }
     return shown;
   }
 

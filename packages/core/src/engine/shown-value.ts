@@ -85,19 +85,15 @@ function show(value: unknown, budget: Budget, depth: number, mask: TextMask | un
   // one (Object.keys) doubled what a row of 60,000 columns costs, most of which is V8 listing its keys at all
   let shown = 0;
   let keys = 0;
-  let cut = false;
   for (const key in record) {
     if (!Object.hasOwn(record, key)) continue;
     keys++;
-    if (cut || shown >= SHOWN_ITEMS || budget.left <= 0) {
-      cut = true;
-      continue;
-    }
+    if (shown >= SHOWN_ITEMS || budget.left <= 0) continue;
     budget.left--;
     shown++;
     ownProperty(out, shownText(key, SHOWN_KEY_CHARS, budget, mask, true), show(record[key], budget, depth + 1, mask));
   }
-  if (cut) ownProperty(out, "…", `${count(keys)} keys`);
+  if (keys > shown) ownProperty(out, "…", `${count(keys)} keys`);
   return out;
 }
 

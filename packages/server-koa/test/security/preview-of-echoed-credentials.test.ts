@@ -143,4 +143,22 @@ describe("attack: an API that echoes the connection's credentials into the rows"
     expect(body).toContain("********");
     expect(body).not.toContain(TOKEN);
   });
+
+  it("masks them where they are the rows' keys in a dry run: its columns as well as its rows", async () => {
+    const connection = { conn_id: "echo5", type: "http", host: peer.url, extra: JSON.stringify({ token: TOKEN }) };
+    expect((await t.fetch("/connections", { method: "POST", json: connection })).status).toBe(201);
+    const pipeline = {
+      name: "echo credentials as keys, dry",
+      nodes: [{ id: "api", type: "source_api", config: { conn_id: "echo5", path: "/keyed" } }],
+      edges: [],
+    };
+    const created = (await (await t.fetch("/pipelines", { method: "POST", json: pipeline })).json()) as { id: string };
+    const response = await t.fetch(`/pipelines/${created.id}/dry-run`, { method: "POST", json: {} });
+    const body = await response.text();
+    expect(response.status, body).toBe(200);
+    const api = (JSON.parse(body) as Record<string, { columns: string[]; rows: Record<string, unknown>[] }>).api!;
+    expect(api.columns).toEqual(["********", "checked"]);
+    expect(Object.keys(api.rows[0]!)).toEqual(["********", "checked"]);
+    expect(body).not.toContain(TOKEN);
+  });
 });

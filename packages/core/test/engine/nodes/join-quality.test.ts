@@ -101,7 +101,7 @@ describe("quality", () => {
       ],
     });
     const dead: Row[] = [];
-    const dlq = nodeContext("quality", { deadLetter: async (r) => void dead.push(...r) });
+    const dlq = nodeContext("quality", { deadLetter: async (p) => void dead.push(...p.rows) });
     const kept = await qualityNode.run(dlq.ctx, config, [{ columns: ["v", "b", "d"], rows: values }]);
     expect(kept.output.rows).toEqual([values[0]]);
     expect(dead).toEqual([values[1]]);
@@ -127,7 +127,7 @@ describe("quality", () => {
     expect(warn.logs.some((l) => l.level === "warning")).toBe(true);
 
     const dead: { rows: Row[]; error: string }[] = [];
-    const dlq = nodeContext("quality", { deadLetter: async (r, error) => void dead.push({ rows: r, error }) });
+    const dlq = nodeContext("quality", { deadLetter: async (p, error) => void dead.push({ rows: p.rows, error }) });
     const kept = await qualityNode.run(dlq.ctx, qualityConfig.parse({ checks, on_failure: "dlq" }), [
       { columns: [], rows },
     ]);

@@ -269,9 +269,9 @@ describe("union, quality and condition over many rows", () => {
       ],
       on_failure: "dlq",
     });
-    const sent: { kept: number; total: number }[] = [];
+    const sent: { kept: number; note: string | null }[] = [];
     const { ctx, logs } = nodeContext("quality", {
-      deadLetter: async (rows, _error, total) => void sent.push({ kept: rows.length, total }),
+      deadLetter: async (payload) => void sent.push({ kept: payload.rows.length, note: payload.note }),
     });
     const hold = await holdOf(() => qualityNode.run(ctx, config, [input]));
     // rows that pass every check: a first customer (id < 997), an amount, id from 10, region eu or us
@@ -279,7 +279,10 @@ describe("union, quality and condition over many rows", () => {
       (r.id as number) < 997 && r.amount !== null && (r.id as number) >= 10 && r.region !== "apac";
     expect(hold.result.output.rows).toEqual(input.rows.filter(passes));
     // the failing rows are sent, of which an entry keeps the first 10,000 (made readable: the rest are not)
-    expect(sent).toEqual([{ kept: 10_000, total: input.rows.length - hold.result.output.rows.length }]);
+    const failed = input.rows.length - hold.result.output.rows.length;
+    expect(sent).toEqual([
+      { kept: 10_000, note: expect.stringContaining(`${failed - 10_000} of ${failed} rows not kept`) },
+    ]);
     expect(logs.at(-1)?.message).toContain("not_null(amount): 11539 row(s) failed");
     expectSliced(hold);
   });
