@@ -10,6 +10,7 @@ import * as m011 from "./011-claim-order-index.js";
 import * as m012 from "./012-drop-status-created-index.js";
 import * as m013 from "./013-drop-created-index.js";
 import * as m014 from "./014-event-log-and-node-run-writes.js";
+import * as m015 from "./015-pipeline-change-indexes.js";
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -29,6 +30,7 @@ export const MIGRATIONS: readonly (readonly [name: string, migration: Migration]
   ["012-drop-status-created-index", m012],
   ["013-drop-created-index", m013],
   ["014-event-log-and-node-run-writes", m014],
+  ["015-pipeline-change-indexes", m015],
 ];
 
 /** Bundling-safe migration source (no directory scanning). */
