@@ -44,6 +44,8 @@ const JSON_HEADERS = { "Content-Type": "application/json" };
 const TEXT_FRAME = { binary: false } as const;
 /** Events a `since` replay reads from the log at a time. */
 const REPLAY_PAGE = 1000;
+/** How long a replay waits for a socket to take what it was sent before the next page; then the client is dropped. */
+const REPLAY_DRAIN_MS = 10_000;
 /**
  * How many sent events a socket remembers, so that a replay never repeats one (about 40 KB once full). A replay
  * overlaps what the socket was sent of the run between its connect (or an earlier, wider subscription) and its
@@ -156,8 +158,22 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
     // (0): never skipped.
     const sent = new RecentSeqs(REMEMBERED_SEQS);
     const sendEvent = (event: StreamedEvent) => {
-      if (event.seq > 0 && !sent.add(event.seq)) return;
+      if (ws.readyState !== ws.OPEN || (event.seq > 0 && !sent.add(event.seq))) return;
       send(event, frameOf(event));
+    };
+    /**
+     * Whether a replay may send its next page: after a turn of the event loop (on SQLite the log's pages are read
+     * without one, and a run's 80,000 events held the server for half a second), once what the socket was sent has
+     * mostly gone out. False once it is closed; one that takes nothing for REPLAY_DRAIN_MS is dropped.
+     */
+    const readyForMore = async (): Promise<boolean> => {
+      const deadline = Date.now() + REPLAY_DRAIN_MS;
+      await new Promise((resolve) => setImmediate(resolve));
+      while (ws.readyState === ws.OPEN && ws.bufferedAmount > maxBuffered / 2) {
+        if (Date.now() > deadline) ws.terminate();
+        else await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      return ws.readyState === ws.OPEN;
     };
     // while a subscription's replay is read from the event log, live events of that run wait, then follow it
     let held: StreamedEvent[] | null = null;
@@ -196,7 +212,7 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
           if (next.run_id !== undefined && since !== undefined) {
             const waiting: StreamedEvent[] = [];
             held = waiting;
-            void replay(next.run_id, since, sendEvent).then((sent) => {
+            void replay(next.run_id, since, sendEvent, readyForMore).then((sent) => {
               if (held !== waiting) return; // subscribed again meanwhile: that subscription's replay takes over
               held = null;
               for (const e of waiting) if (e.seq > sent && matches(filter, e)) sendEvent(e);
@@ -211,17 +227,24 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
 
   /**
    * Sends the run's logged events after `since`; a run the log has forgotten (events older than its retention) gets
-   * its terminal event, if it ended, from the run itself. Resolves with the highest `seq` sent.
+   * its terminal event, if it ended, from the run itself. Resolves with the highest `seq` sent. `readyForMore` is
+   * asked before each page after the first, and ends the replay when it says no (the socket closed).
    */
-  async function replay(runId: string, since: number, send: (e: StreamedEvent) => void): Promise<number> {
+  async function replay(
+    runId: string,
+    since: number,
+    send: (e: StreamedEvent) => void,
+    readyForMore: () => Promise<boolean>,
+  ): Promise<number> {
     // only what was missed is read, a page at a time (a run may have logged megabytes, and many sockets may replay it
-    // at once: a client too slow to take the pages is dropped by `send`); then whether the log still knows the run
+    // at once: a client that does not take the pages is dropped); then whether the log still knows the run
     let last = since;
     for (;;) {
       const page = await sluice.journal.since(runId, last, REPLAY_PAGE).catch(() => []);
       for (const e of page) send(e);
       if (page.length > 0) last = page[page.length - 1]!.seq;
       if (page.length < REPLAY_PAGE) break;
+      if (!(await readyForMore())) return last;
     }
     if (last > since) return last;
     if (await sluice.journal.holds(runId).catch(() => false)) return since;

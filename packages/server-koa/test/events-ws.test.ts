@@ -187,6 +187,38 @@ describe("WebSocket event stream", () => {
     second.ws.close();
   });
 
+  it("replays a run's thousands of events to a client that reads them, a page at a time, all of them", async () => {
+    // pages of the log were read and sent in one go on SQLite: a client reading as fast as it could was dropped once
+    // a few pages (over 1 MiB) were in flight, and the server was held meanwhile (found by a helper's sweep)
+    const events = 6_000;
+    const message = "x".repeat(500);
+    const watcher = await connect();
+    watcher.ws.send(JSON.stringify({ type: "subscribe", run_id: "run-long" }));
+    await watcher.next((m) => m.type === "subscribed");
+    for (let i = 0; i < events; i++)
+      t.sluice.events.emit("log", {
+        run_id: "run-long",
+        pipeline_id: "p",
+        node_id: null,
+        level: "info",
+        message: `${i} ${message}`,
+        timestamp: ts(),
+      });
+    t.sluice.events.emit("run.completed", { run_id: "run-long", pipeline_id: "p", status: "success", timestamp: ts() });
+    await watcher.next((m) => m.type === "run.completed"); // in the log by now
+    watcher.ws.close();
+    const late = await connect();
+    let closed = false;
+    late.ws.on("close", () => (closed = true));
+    late.ws.send(JSON.stringify({ type: "subscribe", run_id: "run-long", since: 0 }));
+    await late.next((m) => m.type === "run.completed");
+    const logs = late.messages.filter((m) => m.run_id === "run-long" && m.type === "log");
+    expect(logs).toHaveLength(events);
+    expect(logs.at(-1)?.message).toBe(`${events - 1} ${message}`);
+    expect(closed).toBe(false);
+    late.ws.close();
+  });
+
   it("never sends an event twice: a replay skips what the socket was already sent live", async () => {
     const c = await connect();
     await c.next((m) => m.type === "hello");
