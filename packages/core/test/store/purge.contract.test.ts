@@ -64,6 +64,31 @@ describe.each(dialects)("%s system purge", (dialect) => {
     expect(await sluice.system.purge({ days: 1 })).toEqual({ deleted: 1, days: 1 });
   });
 
+  it(`${dialect}: purges thousands of runs in batches, the server's other work going on between them`, async () => {
+    const k = storeOf(sluice).knex;
+    const runs = Array.from({ length: 3_000 }, (_, i) => ({
+      id: `bulk-${i}`,
+      pipeline_id: "p",
+      status: "success",
+      trigger: "manual",
+      params: "{}",
+      created_at: daysAgo(60),
+    }));
+    for (let i = 0; i < runs.length; i += 500) await k("runs").insert(runs.slice(i, i + 500));
+    let turns = 0;
+    let turning = true;
+    const tick = () => {
+      turns++;
+      if (turning) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const deleted = await storeOf(sluice).system.purgeRunsBefore(daysAgo(50), 100);
+    turning = false;
+    expect(deleted).toBe(3_000);
+    expect(turns).toBeGreaterThanOrEqual(29); // one at least between each two of the 30 batches
+    expect(await k("runs").where("id", "like", "bulk-%").select("id")).toEqual([]);
+  });
+
   it(`${dialect}: rejects bad days`, async () => {
     await expect(sluice.system.purge({ days: -1 })).rejects.toThrow(/days/);
     await expect(sluice.system.purge({ days: "x" })).rejects.toThrow(/days/);

@@ -4,6 +4,9 @@ import type { SystemStore } from "../ports.js";
 import type { Dialect } from "./dialects/index.js";
 import { countOf } from "./rows.js";
 
+/** How long one purge batch should take at most, on the server's thread with SQLite; a longer one halves the next. */
+const PURGE_BATCH_MS = 50;
+
 export function createSystemStore(knex: Knex, dialect: Dialect): SystemStore {
   const countByStatus = async (status: string) =>
     countOf((await knex("runs").where({ status }).count({ n: "*" }).first()) as Record<string, unknown>);
@@ -13,7 +16,9 @@ export function createSystemStore(knex: Knex, dialect: Dialect): SystemStore {
     pendingRunCount: () => countByStatus("pending"),
     async purgeRunsBefore(cutoffIso, batchSize = 500) {
       let deleted = 0;
+      let size = batchSize;
       for (;;) {
+        const began = performance.now();
         const batch: number = await knex.transaction(async (trx): Promise<number> => {
           const ids = (
             (await trx("runs")
@@ -21,7 +26,7 @@ export function createSystemStore(knex: Knex, dialect: Dialect): SystemStore {
               .where("created_at", "<", cutoffIso)
               .whereIn("status", TERMINAL_RUN_STATUSES)
               .orderBy("created_at")
-              .limit(batchSize)) as { id: string }[]
+              .limit(size)) as { id: string }[]
           ).map((r) => r.id);
           if (ids.length === 0) return 0;
           for (const table of ["node_runs", "run_logs", "node_outputs", "dlq_entries"])
@@ -29,7 +34,11 @@ export function createSystemStore(knex: Knex, dialect: Dialect): SystemStore {
           return Number(await trx("runs").whereIn("id", ids).delete());
         });
         deleted += batch;
-        if (batch < batchSize) return deleted;
+        if (batch < size) return deleted;
+        // a turn for the server's other work between batches (on SQLite a batch's statements resolve without one:
+        // 100,000 runs held it for 1.5 s), and smaller batches where one took long (runs of many nodes or log lines)
+        if (performance.now() - began > PURGE_BATCH_MS) size = Math.max(1, Math.floor(size / 2));
+        await new Promise((resolve) => setImmediate(resolve));
       }
     },
   };
