@@ -380,22 +380,27 @@ export class SchedulerService {
   /** `GET /scheduler/status`: every pipeline with a schedule. */
   async status(): Promise<SchedulerStatusEntry[]> {
     const now = this.deps.clock.now();
-    const { items } = await this.deps.store.pipelines.list();
+    // a few queries for all pipelines, not two for each: on SQLite a loop of queries holds the server's thread, and
+    // 1,000 scheduled pipelines took 0.5–0.7 s (found by a helper's sweep)
+    const [{ items }, refs, stats] = await Promise.all([
+      this.deps.store.pipelines.list(),
+      this.deps.store.pipelines.listScheduleRefs(),
+      this.deps.store.insights.pipelineRunStats(),
+    ]);
+    const scheduleOf = new Map(refs.map((ref) => [ref.id, ref]));
+    const lastRunAt = new Map(stats.map((s) => [s.pipeline_id, s.last_run_at]));
     const out: SchedulerStatusEntry[] = [];
-    for (const summary of items) {
-      if (!summary.schedule) continue;
-      const pipeline = await this.deps.store.pipelines.get(summary.id);
-      if (!pipeline) continue;
-      const tz = pipeline.schedule_timezone ?? "UTC";
-      const latest = await this.deps.runs.latestRun(pipeline.id);
+    for (const { id, name } of items) {
+      const ref = scheduleOf.get(id);
+      if (!ref?.schedule) continue;
       out.push({
-        pipeline_id: pipeline.id,
-        pipeline_name: pipeline.name,
-        schedule: pipeline.schedule,
-        timezone: tz,
-        enabled: pipeline.enabled,
-        next_run: nextRunAt(pipeline, now)?.toISOString() ?? null,
-        last_run: latest?.created_at ?? null,
+        pipeline_id: id,
+        pipeline_name: name,
+        schedule: ref.schedule,
+        timezone: ref.schedule_timezone ?? "UTC",
+        enabled: ref.enabled,
+        next_run: nextRunAt(ref, now)?.toISOString() ?? null,
+        last_run: lastRunAt.get(id) ?? null,
       });
     }
     return out;
