@@ -352,6 +352,9 @@ export class SchedulerService {
     const { items } = await this.deps.store.pipelines.list();
     for (const summary of items) {
       if (!summary.enabled) continue;
+      // a turn for the server's other work between pipelines: on SQLite the reads below resolve without one, and
+      // 1,000 enabled pipelines held the server for 0.2–0.3 s every 30 s (found by a helper's sweep)
+      await new Promise((resolve) => setImmediate(resolve));
       const pipeline = await this.deps.store.pipelines.get(summary.id);
       if (!pipeline?.sla_deadline) continue;
       const tz = pipeline.sla_timezone ?? "UTC";

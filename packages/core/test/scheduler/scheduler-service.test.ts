@@ -242,4 +242,19 @@ describe("scheduler with a fake clock", () => {
     await scheduler.checkSla();
     expect(missed).toEqual([expect.objectContaining({ pipeline_id: p.id, date: "2026-11-22" })]);
   });
+
+  it("checks SLAs with a turn for the server's other work between pipelines", async () => {
+    for (let i = 0; i < 40; i++) await sluice.pipelines.create({ name: `p${i}`, sla_deadline: "23:00" });
+    await scheduler.start();
+    let turns = 0;
+    let turning = true;
+    const tick = () => {
+      turns++;
+      if (turning) setImmediate(tick);
+    };
+    setImmediate(tick);
+    await scheduler.checkSla();
+    turning = false;
+    expect(turns).toBeGreaterThanOrEqual(40);
+  });
 });
