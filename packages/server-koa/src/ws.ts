@@ -11,6 +11,7 @@ import {
 } from "@sluice/core";
 import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
+import { setImmediate as nextTurn, setTimeout as delay } from "node:timers/promises";
 import type { ServerOptions, WebSocket } from "ws";
 import { authorizeUpgrade, type UpgradeOriginOptions } from "./auth/authorize-upgrade.js";
 
@@ -170,15 +171,17 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
      */
     const readyForMore = async (): Promise<boolean> => {
       const deadline = Date.now() + REPLAY_DRAIN_MS;
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
       while (ws.readyState === ws.OPEN && ws.bufferedAmount > maxBuffered / 2) {
         if (Date.now() > deadline) ws.terminate();
-        else await new Promise((resolve) => setTimeout(resolve, 10));
+        else await delay(10);
       }
       return ws.readyState === ws.OPEN;
     };
     // while a subscription's replay is read from the event log, live events of that run wait, then follow it
     let held: StreamedEvent[] | null = null;
+    /** Counts subscribes and unsubscribes: a replay stops once a newer one has come. */
+    let subscription = 0;
     const unsubscribe = sluice.journal.subscribe((event) => {
       if (!matches(filter, event)) return;
       if (held) held.push(event);
@@ -206,16 +209,29 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
         case "unsubscribe":
           filter = {};
           held = null;
+          subscription++;
           return send({ type: "subscribed", seq: sluice.journal.lastSeq });
         case "subscribe": {
           const { type: _type, since, ...next } = message;
           filter = next;
+          held = null;
+          const mine = ++subscription;
+          const current = () => subscription === mine;
           send({ type: "subscribed", ...next, seq: sluice.journal.lastSeq });
           if (next.run_id !== undefined && since !== undefined) {
             const waiting: StreamedEvent[] = [];
             held = waiting;
-            void replay(next.run_id, since, sendEvent, readyForMore).then((sent) => {
-              if (held !== waiting) return; // subscribed again meanwhile: that subscription's replay takes over
+            const more = async (last: number) => {
+              // what the log will send again need not wait here meanwhile
+              const later = waiting.filter((e) => e.seq > last);
+              waiting.splice(0, waiting.length, ...later);
+              return current() && (await readyForMore()) && current();
+            };
+            const replayed = (e: StreamedEvent) => {
+              if (current()) sendEvent(e);
+            };
+            void replay(next.run_id, since, replayed, more).then((sent) => {
+              if (!current()) return; // subscribed again meanwhile: that subscription takes over
               held = null;
               for (const e of waiting) if (e.seq > sent && matches(filter, e)) sendEvent(e);
             });
@@ -229,14 +245,15 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
 
   /**
    * Sends the run's logged events after `since`; a run the log has forgotten (events older than its retention) gets
-   * its terminal event, if it ended, from the run itself. Resolves with the highest `seq` sent. `readyForMore` is
-   * asked before each page after the first, and ends the replay when it says no (the socket closed).
+   * its terminal event, if it ended, from the run itself. Resolves with the highest `seq` sent. `more` is asked
+   * before each page after the first, with the highest `seq` sent so far, and ends the replay when it says no (the
+   * socket closed, or subscribed again).
    */
   async function replay(
     runId: string,
     since: number,
     send: (e: StreamedEvent) => void,
-    readyForMore: () => Promise<boolean>,
+    more: (last: number) => Promise<boolean>,
   ): Promise<number> {
     // only what was missed is read, a page at a time (a run may have logged megabytes, and many sockets may replay it
     // at once: a client that does not take the pages is dropped); then whether the log still knows the run
@@ -246,7 +263,7 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
       for (const e of page) send(e);
       if (page.length > 0) last = page[page.length - 1]!.seq;
       if (page.length < REPLAY_PAGE) break;
-      if (!(await readyForMore())) return last;
+      if (!(await more(last))) return last;
     }
     if (last > since) return last;
     if (await sluice.journal.holds(runId).catch(() => false)) return since;
@@ -261,7 +278,7 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
     let started = 0;
     for (const ws of [...sockets]) {
       const request = upgrades.get(ws);
-      if (!request || checking.has(ws)) continue;
+      if (!request || checking.has(ws) || ws.readyState !== ws.OPEN) continue;
       checking.add(ws);
       authorizeUpgrade(sluice, request, options)
         .catch((e: unknown) => {
@@ -271,7 +288,7 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
         .finally(() => checking.delete(ws));
       // a turn for the server's other work every RECHECKS_PER_TURN sockets: on SQLite a check's reads resolve without
       // one, and 2,000 sockets held the server for a quarter of a second every 10 s (found by a helper's sweep)
-      if (++started % RECHECKS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+      if (++started % RECHECKS_PER_TURN === 0) await nextTurn();
     }
   };
   const recheck = setInterval(() => void recheckAll(), options.recheckMs ?? 10_000);

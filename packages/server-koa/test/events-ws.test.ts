@@ -219,6 +219,44 @@ describe("WebSocket event stream", () => {
     late.ws.close();
   });
 
+  it("a replay stops when the socket subscribes again, and the new subscription's events come at once", async () => {
+    const events = 6_000;
+    const watcher = await connect();
+    watcher.ws.send(JSON.stringify({ type: "subscribe", run_id: "run-long2" }));
+    await watcher.next((m) => m.type === "subscribed");
+    for (let i = 0; i < events; i++)
+      t.sluice.events.emit("log", {
+        run_id: "run-long2",
+        pipeline_id: "p",
+        node_id: null,
+        level: "info",
+        message: `${i} ${"y".repeat(500)}`,
+        timestamp: ts(),
+      });
+    t.sluice.events.emit("run.completed", {
+      run_id: "run-long2",
+      pipeline_id: "p",
+      status: "success",
+      timestamp: ts(),
+    });
+    await watcher.next((m) => m.type === "run.completed");
+    watcher.ws.close();
+    const c = await connect();
+    c.ws.send(JSON.stringify({ type: "subscribe", run_id: "run-long2", since: 0 }));
+    await c.next((m) => m.run_id === "run-long2" && m.type === "log");
+    c.ws.send(JSON.stringify({ type: "subscribe", run_id: "run-other" }));
+    await c.next((m) => m.type === "subscribed" && m.run_id === "run-other");
+    t.sluice.events.emit("run.started", { run_id: "run-other", pipeline_id: "p", status: "running", timestamp: ts() });
+    await c.next((m) => m.run_id === "run-other" && m.type === "run.started");
+    // a ping answered after that: a replay still going would have sent more by now
+    c.ws.send(JSON.stringify({ type: "ping" }));
+    await c.next((m) => m.type === "pong");
+    const replayed = c.messages.filter((m) => m.run_id === "run-long2" && m.type === "log").length;
+    expect(replayed).toBeLessThan(events);
+    expect(c.messages.some((m) => m.run_id === "run-long2" && m.type === "run.completed")).toBe(false);
+    c.ws.close();
+  });
+
   it("never sends an event twice: a replay skips what the socket was already sent live", async () => {
     const c = await connect();
     await c.next((m) => m.type === "hello");
