@@ -118,6 +118,8 @@ export interface SearchHit {
 export interface InsightStore {
   /** Per pipeline that has runs: latest run status/time and counts. */
   pipelineRunStats(): Promise<PipelineRunStats[]>;
+  /** Per pipeline that has runs: when its latest run was created (no counts: one index seek per pipeline). */
+  latestRuns(): Promise<{ pipeline_id: string; created_at: string }[]>;
   /** Run counts per UTC date and status since `sinceIso`, of every pipeline or of `pipelineId` only. */
   dailyCounts(sinceIso: string, pipelineId?: string): Promise<{ date: string; status: string; count: number }[]>;
   topFailing(sinceIso: string, limit: number): Promise<{ pipeline_id: string; name: string; fail_count: number }[]>;

@@ -257,4 +257,15 @@ describe("scheduler with a fake clock", () => {
     turning = false;
     expect(turns).toBeGreaterThanOrEqual(40);
   });
+
+  it("an SLA check stops between pipelines once the scheduler stops", async () => {
+    for (let i = 0; i < 40; i++) await sluice.pipelines.create({ name: `late ${i}`, sla_deadline: "09:00" });
+    const missed: unknown[] = [];
+    sluice.events.on("sla.missed", (e) => missed.push(e));
+    await scheduler.start();
+    const checking = scheduler.checkSla();
+    await scheduler.stop();
+    await checking;
+    expect(missed.length).toBeLessThan(40);
+  });
 });

@@ -102,6 +102,20 @@ describe.each(dialects)("%s insight queries", (dialect) => {
     });
   });
 
+  it(`${dialect}: the latest run of each pipeline that has runs, by created_at`, async () => {
+    const latest = await storeOf(sluice).insights.latestRuns();
+    expect(
+      latest
+        .filter((r) => [a, b, idle].includes(r.pipeline_id))
+        .sort((x, y) => (x.pipeline_id < y.pipeline_id ? -1 : 1)),
+    ).toEqual(
+      [
+        { pipeline_id: a, created_at: daysAgo(0, 11) },
+        { pipeline_id: b, created_at: daysAgo(0, 11) },
+      ].sort((x, y) => (x.pipeline_id < y.pipeline_id ? -1 : 1)),
+    );
+  });
+
   it(`${dialect}: dashboard has 7 zero-filled trend days, top failing and recent runs`, async () => {
     const d = await sluice.insights.dashboard();
     expect(d.trends.map((t) => t.date)).toEqual([

@@ -10,6 +10,16 @@ const likePattern = (q: string) => `%${q.toLowerCase().replace(/[\\%_]/g, (c) =>
 
 /** Aggregations over runs, computed in the database (never by loading runs into memory). */
 export function createInsightStore(knex: Knex): InsightStore {
+  /** `column` of the pipeline `p`'s latest run (by `created_at`, then `id`): one seek of an index each. */
+  const latestRunOf = (column: string) =>
+    knex("runs as r")
+      .select(column)
+      .whereRaw("r.pipeline_id = p.id")
+      .orderBy([
+        { column: "r.created_at", order: "desc" },
+        { column: "r.id", order: "desc" },
+      ])
+      .limit(1);
   return {
     async pipelineRunStats() {
       // Counts come from the (pipeline_id, status) index; the latest run per pipeline is one index seek each.
@@ -19,24 +29,7 @@ export function createInsightStore(knex: Knex): InsightStore {
         .groupBy("pipeline_id", "status")) as Row[];
       const latest = (await knex("pipelines as p")
         .select("p.id as pipeline_id")
-        .select({
-          status: knex("runs as r")
-            .select("r.status")
-            .whereRaw("r.pipeline_id = p.id")
-            .orderBy([
-              { column: "r.created_at", order: "desc" },
-              { column: "r.id", order: "desc" },
-            ])
-            .limit(1),
-          created_at: knex("runs as r")
-            .select("r.created_at")
-            .whereRaw("r.pipeline_id = p.id")
-            .orderBy([
-              { column: "r.created_at", order: "desc" },
-              { column: "r.id", order: "desc" },
-            ])
-            .limit(1),
-        })) as Row[];
+        .select({ status: latestRunOf("r.status"), created_at: latestRunOf("r.created_at") })) as Row[];
       const stats = new Map<string, PipelineRunStats>();
       for (const r of latest) {
         if (r.created_at == null) continue;
@@ -59,6 +52,14 @@ export function createInsightStore(knex: Knex): InsightStore {
         if (r.status === "failed") s.runs_failed += n;
       }
       return [...stats.values()];
+    },
+    async latestRuns() {
+      const rows = (await knex("pipelines as p")
+        .select("p.id as pipeline_id")
+        .select({ created_at: latestRunOf("r.created_at") })) as Row[];
+      return rows
+        .filter((r) => r.created_at != null)
+        .map((r) => ({ pipeline_id: toStr(r.pipeline_id), created_at: toStr(r.created_at) }));
     },
     async dailyCounts(sinceIso, pipelineId) {
       const day = knex.raw("substr(created_at, 1, 10)");

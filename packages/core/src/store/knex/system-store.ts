@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type { Knex } from "knex";
 import { TERMINAL_RUN_STATUSES } from "../../model/event-types.js";
 import type { SystemStore } from "../ports.js";
@@ -19,7 +20,7 @@ export function createSystemStore(knex: Knex, dialect: Dialect): SystemStore {
       let size = batchSize;
       for (;;) {
         const began = performance.now();
-        const batch: number = await knex.transaction(async (trx): Promise<number> => {
+        const { selected, removed } = await knex.transaction(async (trx) => {
           const ids = (
             (await trx("runs")
               .select("id")
@@ -28,17 +29,20 @@ export function createSystemStore(knex: Knex, dialect: Dialect): SystemStore {
               .orderBy("created_at")
               .limit(size)) as { id: string }[]
           ).map((r) => r.id);
-          if (ids.length === 0) return 0;
+          if (ids.length === 0) return { selected: 0, removed: 0 };
           for (const table of ["node_runs", "run_logs", "node_outputs", "dlq_entries"])
             await trx(table).whereIn("run_id", ids).delete();
-          return Number(await trx("runs").whereIn("id", ids).delete());
+          return { selected: ids.length, removed: Number(await trx("runs").whereIn("id", ids).delete()) };
         });
-        deleted += batch;
-        if (batch < size) return deleted;
+        deleted += removed;
+        // fewer found than asked for: no more (fewer deleted than found: another purge took some meanwhile)
+        if (selected < size) return deleted;
         // a turn for the server's other work between batches (on SQLite a batch's statements resolve without one:
         // 100,000 runs held it for 1.5 s), and smaller batches where one took long (runs of many nodes or log lines)
-        if (performance.now() - began > PURGE_BATCH_MS) size = Math.max(1, Math.floor(size / 2));
-        await new Promise((resolve) => setImmediate(resolve));
+        const took = performance.now() - began;
+        if (took > PURGE_BATCH_MS) size = Math.max(1, Math.floor(size / 2));
+        else if (took < PURGE_BATCH_MS / 2) size = Math.min(batchSize, size * 2);
+        await nextTurn();
       }
     },
   };
