@@ -37,7 +37,13 @@ const binaryForms = (text: string) => [Buffer.from(text).toString("hex"), ...bas
  * as PHP writes JSON, `\/` for `/`, and as Python does, `\u00e4` for every character outside ASCII).
  */
 function formsOf(value: string): string[] {
-  const forms = new Set([value, encodeURIComponent(value), new URLSearchParams({ v: value }).toString().slice(2)]);
+  const forms = new Set([value, new URLSearchParams({ v: value }).toString().slice(2)]);
+  try {
+    forms.add(encodeURIComponent(value));
+  } catch {
+    // a lone surrogate has no URL encoding (URIError); the other forms are enough, and the secrets recorded after
+    // this one must still be (the error stopped a run's recording of its secrets)
+  }
   const json = JSON.stringify(value).slice(1, -1);
   forms.add(json);
   forms.add(json.replaceAll("/", "\\/"));
@@ -379,7 +385,8 @@ export class SecretScrubber implements TextMask {
     }
     close();
     const spellings = [...plain];
-    this.matchers = { patterns, plain: spellings, shortestPlain: Math.min(...spellings.map((p) => p.length)) };
+    const shortestPlain = spellings.reduce((shortest, p) => Math.min(shortest, p.length), Infinity);
+    this.matchers = { patterns, plain: spellings, shortestPlain };
     return this.matchers;
   }
 }

@@ -1,3 +1,5 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
+
 /**
  * Longest the server's thread is held, between two turns of its event loop, by work over a node's rows that runs on
  * it (docs/nodes.md#many-rows says which). The loop's other work waits about that long at most: requests, other
@@ -39,7 +41,7 @@ export class Slices {
 
   /** A turn of the event loop for everything else; then the signal is looked at, and a new slice begins. */
   async next(): Promise<void> {
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     this.signal?.throwIfAborted();
     this.start = performance.now();
   }

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type { LogEntry, NodeRun } from "../model/run.js";
 import type {
   EventLogEntry,
@@ -8,8 +9,6 @@ import type {
   RunStore,
   RunTransition,
 } from "../store/ports.js";
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Waits before writing a batch again that failed on a busy database: about a minute in all. */
 const BUSY_RETRY_DELAYS_MS = [100, 500, 1000, 2000, 5000, 10_000, 20_000, 20_000];

@@ -268,6 +268,14 @@ describe("attacks on the scrubber itself (a helper's review of 2026-11-27)", () 
     expect(scrubber.scrub(`x ${long.toUpperCase()} y ${long.toLowerCase()} z ${long}`)).toBe(`x ${M} y ${M} z ${M}`);
   });
 
+  it("a secret holding a lone surrogate is recorded, and so are the secrets after it", () => {
+    // encodeURIComponent throws on a lone surrogate: the error stopped a run's recording of its secrets
+    const scrubber = new SecretScrubber();
+    expect(() => scrubber.add("tok-\ud800-first-secret")).not.toThrow();
+    scrubber.add("second-secret-value");
+    expect(scrubber.scrub("a tok-\ud800-first-secret b second-secret-value c")).toBe(`a ${M} b ${M} c`);
+  });
+
   it("a URL password cut off before its @ shows nothing of itself", () => {
     const scrubber = new SecretScrubber();
     const url = "postgres://admin:Sup3rS3cretPassw0rdXYZ@db.example/app";
