@@ -53,6 +53,28 @@ async function connect(
 
 const ts = () => new Date().toISOString();
 
+/**
+ * Emits `count` log events of run `runId` (their messages `i message`) and its `run.completed`, and resolves once a
+ * socket subscribed to the run has heard that: all of them are in the event log by then.
+ */
+async function logged(runId: string, count: number, message: string): Promise<void> {
+  const watcher = await connect();
+  watcher.ws.send(JSON.stringify({ type: "subscribe", run_id: runId }));
+  await watcher.next((m) => m.type === "subscribed");
+  for (let i = 0; i < count; i++)
+    t.sluice.events.emit("log", {
+      run_id: runId,
+      pipeline_id: "p",
+      node_id: null,
+      level: "info",
+      message: `${i} ${message}`,
+      timestamp: ts(),
+    });
+  t.sluice.events.emit("run.completed", { run_id: runId, pipeline_id: "p", status: "success", timestamp: ts() });
+  await watcher.next((m) => m.type === "run.completed");
+  watcher.ws.close();
+}
+
 /** A socket and its frames, as they arrive: a browser's WebSocket hands a binary frame over as a Blob, not a string. */
 async function raw(): Promise<{ ws: WebSocket; frames: { text: string; binary: boolean }[] }> {
   const ws = new WebSocket(`${t.baseUrl.replace("http", "ws")}/ws`);
@@ -192,21 +214,7 @@ describe("WebSocket event stream", () => {
     // a few pages (over 1 MiB) were in flight, and the server was held meanwhile (found by a helper's sweep)
     const events = 6_000;
     const message = "x".repeat(500);
-    const watcher = await connect();
-    watcher.ws.send(JSON.stringify({ type: "subscribe", run_id: "run-long" }));
-    await watcher.next((m) => m.type === "subscribed");
-    for (let i = 0; i < events; i++)
-      t.sluice.events.emit("log", {
-        run_id: "run-long",
-        pipeline_id: "p",
-        node_id: null,
-        level: "info",
-        message: `${i} ${message}`,
-        timestamp: ts(),
-      });
-    t.sluice.events.emit("run.completed", { run_id: "run-long", pipeline_id: "p", status: "success", timestamp: ts() });
-    await watcher.next((m) => m.type === "run.completed"); // in the log by now
-    watcher.ws.close();
+    await logged("run-long", events, message);
     const late = await connect();
     let closed = false;
     late.ws.on("close", () => (closed = true));
@@ -221,26 +229,7 @@ describe("WebSocket event stream", () => {
 
   it("a replay stops when the socket subscribes again, and the new subscription's events come at once", async () => {
     const events = 6_000;
-    const watcher = await connect();
-    watcher.ws.send(JSON.stringify({ type: "subscribe", run_id: "run-long2" }));
-    await watcher.next((m) => m.type === "subscribed");
-    for (let i = 0; i < events; i++)
-      t.sluice.events.emit("log", {
-        run_id: "run-long2",
-        pipeline_id: "p",
-        node_id: null,
-        level: "info",
-        message: `${i} ${"y".repeat(500)}`,
-        timestamp: ts(),
-      });
-    t.sluice.events.emit("run.completed", {
-      run_id: "run-long2",
-      pipeline_id: "p",
-      status: "success",
-      timestamp: ts(),
-    });
-    await watcher.next((m) => m.type === "run.completed");
-    watcher.ws.close();
+    await logged("run-long2", events, "y".repeat(500));
     const c = await connect();
     c.ws.send(JSON.stringify({ type: "subscribe", run_id: "run-long2", since: 0 }));
     await c.next((m) => m.run_id === "run-long2" && m.type === "log");

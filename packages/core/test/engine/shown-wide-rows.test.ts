@@ -60,6 +60,20 @@ async function widePipeline(data: { columns: string[]; rows: Row[] } = wideRows(
 
 const count = (n: number) => n.toLocaleString("en-US");
 
+/** A quality node's context whose DLQ entries are kept in `entries` (`signal`: the node's). */
+function dlqContext(signal?: AbortSignal) {
+  const entries: DlqPayload[] = [];
+  const ctx = createNodeContext({
+    runId: "r",
+    pipelineId: "p",
+    node: { id: "check", type: "quality", config: {} },
+    fileRoots: [],
+    signal,
+    deadLetter: async (payload) => void entries.push(payload),
+  });
+  return { ctx, entries };
+}
+
 describe("the preview of very wide rows", () => {
   it("is made while the event loop keeps turning", async () => {
     const id = await widePipeline();
@@ -125,20 +139,12 @@ describe("the preview of very wide rows", () => {
   });
 
   it("a node's DLQ entry is made while the event loop keeps turning, its first rows narrow and the rest wide", async () => {
-    let written: Row[] = [];
-    const ctx = createNodeContext({
-      runId: "r",
-      pipelineId: "p",
-      node: { id: "check", type: "quality", config: {} },
-      fileRoots: [],
-      deadLetter: async (payload) => {
-        written = payload.rows;
-      },
-    });
+    const { ctx, entries } = dlqContext();
     const narrow = Array.from({ length: 400 }, (_, i): Row => ({ c1: null, c2: i }));
     const { rows: wide } = wideRows(1_000, 1_500);
     const hold = await holdOf(() => ctx.deadLetter([...narrow, ...wide], "c1 is null"));
     expectSliced(hold);
+    const written = entries[0]!.rows;
     // the narrow rows, then as many wide ones as an entry's 4 MB hold
     expect(written.length).toBeGreaterThan(500);
     expect(written.length).toBeLessThan(1_400);
@@ -149,14 +155,7 @@ describe("the preview of very wide rows", () => {
 
   it("a node's DLQ entry shows no more rows than it keeps", async () => {
     const shown: Row[] = [];
-    let payload: DlqPayload | undefined;
-    const ctx = createNodeContext({
-      runId: "r",
-      pipelineId: "p",
-      node: { id: "check", type: "quality", config: {} },
-      fileRoots: [],
-      deadLetter: async (p) => void (payload = p),
-    });
+    const { ctx, entries } = dlqContext();
     // rows of about 40,000 characters as JSON: an entry keeps about 4 MB of them, so about a hundred
     const big = Array.from({ length: 2_000 }, (_, i) => {
       const row: Row = { i };
@@ -165,6 +164,7 @@ describe("the preview of very wide rows", () => {
     });
     const watched = big.map((row) => new Proxy(row, { ownKeys: (r) => (shown.push(r), Reflect.ownKeys(r)) }));
     await ctx.deadLetter(watched, "too big");
+    const payload = entries[0];
     expect(payload!.rows.length).toBeGreaterThan(0);
     expect(payload!.rows.length).toBeLessThan(200);
     expect(payload!.note).toContain(`${2_000 - payload!.rows.length} of 2000 rows not kept`);
@@ -173,22 +173,12 @@ describe("the preview of very wide rows", () => {
 
   it("a node's DLQ entry is written whole though the node is stopped meanwhile, and its promise does not reject", async () => {
     const controller = new AbortController();
-    let written: Row[] = [];
-    const ctx = createNodeContext({
-      runId: "r",
-      pipelineId: "p",
-      node: { id: "check", type: "quality", config: {} },
-      fileRoots: [],
-      signal: controller.signal,
-      deadLetter: async (payload) => {
-        written = payload.rows;
-      },
-    });
+    const { ctx, entries } = dlqContext(controller.signal);
     const { rows } = wideRows(200, 1_500); // shown over several slices; fewer than an entry's 4 MB hold
     const sent = ctx.deadLetter(rows, "c1 is null"); // a custom node may await it later, or never
     setImmediate(() => controller.abort(new Error("timed out")));
     await expect(sent).resolves.toBeUndefined();
     expect(controller.signal.aborted).toBe(true);
-    expect(written).toHaveLength(200);
+    expect(entries[0]?.rows).toHaveLength(200);
   });
 });

@@ -7,6 +7,7 @@ import { realTimers, type SchedulerRunsPort, type Timers } from "../../src/sched
 import { SluiceEvents } from "../../src/events.js";
 import type { Store } from "../../src/store/ports.js";
 import { createTestDatabase, type TestDatabase } from "../../../../test-support/databases.js";
+import { holdOf } from "../engine/nodes/event-loop-hold.js";
 
 class FakeClock {
   constructor(public current: Date) {}
@@ -246,15 +247,7 @@ describe("scheduler with a fake clock", () => {
   it("checks SLAs with a turn for the server's other work between pipelines", async () => {
     for (let i = 0; i < 40; i++) await sluice.pipelines.create({ name: `p${i}`, sla_deadline: "23:00" });
     await scheduler.start();
-    let turns = 0;
-    let turning = true;
-    const tick = () => {
-      turns++;
-      if (turning) setImmediate(tick);
-    };
-    setImmediate(tick);
-    await scheduler.checkSla();
-    turning = false;
+    const { turns } = await holdOf(() => scheduler.checkSla());
     expect(turns).toBeGreaterThanOrEqual(40);
   });
 

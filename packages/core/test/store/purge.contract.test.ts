@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSluice, storeOf, type Sluice } from "../../src/service/create-sluice.js";
 import { silentLogger } from "../../src/logger.js";
 import { createTestDatabase, testDialects, type TestDatabase } from "../../../../test-support/databases.js";
+import { holdOf } from "../engine/nodes/event-loop-hold.js";
 
 const dialects = await testDialects();
 const NOW = new Date("2026-11-22T12:00:00Z");
@@ -75,15 +76,7 @@ describe.each(dialects)("%s system purge", (dialect) => {
       created_at: daysAgo(60),
     }));
     for (let i = 0; i < runs.length; i += 500) await k("runs").insert(runs.slice(i, i + 500));
-    let turns = 0;
-    let turning = true;
-    const tick = () => {
-      turns++;
-      if (turning) setImmediate(tick);
-    };
-    setImmediate(tick);
-    const deleted = await storeOf(sluice).system.purgeRunsBefore(daysAgo(50), 100);
-    turning = false;
+    const { result: deleted, turns } = await holdOf(() => storeOf(sluice).system.purgeRunsBefore(daysAgo(50), 100));
     expect(deleted).toBe(3_000);
     expect(turns).toBeGreaterThanOrEqual(29); // one at least between each two of the 30 batches
     expect(await k("runs").where("id", "like", "bulk-%").select("id")).toEqual([]);
