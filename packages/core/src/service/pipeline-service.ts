@@ -148,20 +148,25 @@ export class PipelineService {
   /**
    * What can only be checked at run time, checked now: the connections and the `${var.KEY}` variables each node
    * references (`nodeReferences`, as used-by finds them) must exist; a run would fail on them. A `conn_id` made of a
-   * placeholder is known only when the run renders it.
+   * placeholder is known only when the run renders it. Each is looked up once, however many nodes name it: 500 nodes
+   * naming the same 10 variables made 5,000 lookups, which on SQLite held the server for a quarter of a second.
    */
   private async referenceErrors(nodes: readonly PipelineNode[]): Promise<string[]> {
-    const errors: string[] = [];
-    for (const node of nodes) {
-      const { connections, variables } = nodeReferences(node, this.deps.nodeTypes);
-      for (const connId of connections)
-        if (!connId.includes("${") && !(await this.deps.store.connections.get(connId)))
-          errors.push(`node '${node.id}': connection '${connId}' does not exist`);
-      for (const key of variables)
-        if (!(await this.deps.store.variables.get(key)))
-          errors.push(`node '${node.id}': variable '${key}' does not exist (\${var.${key}})`);
-    }
-    return errors;
+    const references = nodes.map((node) => ({ node, ...nodeReferences(node, this.deps.nodeTypes) }));
+    const missingConnections = new Set<string>();
+    for (const connId of new Set(references.flatMap((r) => r.connections)))
+      if (!connId.includes("${") && !(await this.deps.store.connections.get(connId))) missingConnections.add(connId);
+    const missingVariables = new Set<string>();
+    for (const key of new Set(references.flatMap((r) => r.variables)))
+      if (!(await this.deps.store.variables.get(key))) missingVariables.add(key);
+    return references.flatMap(({ node, connections, variables }) => [
+      ...connections
+        .filter((connId) => missingConnections.has(connId))
+        .map((connId) => `node '${node.id}': connection '${connId}' does not exist`),
+      ...variables
+        .filter((key) => missingVariables.has(key))
+        .map((key) => `node '${node.id}': variable '${key}' does not exist (\${var.${key}})`),
+    ]);
   }
 
   async validateNodes(id: string, input: ValidateNodesRequest | unknown = {}): Promise<ValidateNodesResponse> {
