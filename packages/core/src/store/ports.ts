@@ -14,12 +14,14 @@ export interface VersionNote {
   created_at: string;
 }
 
-/** The scheduling fields of one pipeline. */
+/** The scheduling fields of one pipeline: what the scheduler needs of it, read without its definition. */
 export interface ScheduleRef {
   id: string;
   schedule: string | null;
   schedule_timezone: string | null;
   enabled: boolean;
+  depends_on: string[];
+  updated_at: string;
 }
 
 /** Pipelines and their version snapshots; every write stores the pipeline and its snapshot in one transaction. */
@@ -40,9 +42,9 @@ export interface PipelineStore {
   ): Promise<{ version: PipelineVersion; snapshot: PipelineDefinition } | null>;
   /** Every pipeline in full (lineage, impact, used-by scans). */
   listFull(): Promise<Pipeline[]>;
-  /** id, name and depends_on of every pipeline — what dependency checks need, without node bodies. */
+  /** id, name and depends_on of every pipeline — what dependency checks need, without their definitions. */
   listDependencyRefs(): Promise<{ id: string; name: string; depends_on: string[] }[]>;
-  /** id, schedule, zone and enabled of every pipeline — what next-run times need, without node bodies. */
+  /** The scheduling fields of every pipeline (ScheduleRef), without their definitions. */
   listScheduleRefs(): Promise<ScheduleRef[]>;
   /** Existing ids among the given ones. */
   existingIds(ids: readonly string[]): Promise<Set<string>>;

@@ -3,6 +3,7 @@ import { createKnexStore, type KnexStore } from "../../src/store/knex/create-kne
 import type { Pipeline } from "../../src/model/pipeline.js";
 import { newId } from "../../src/ids.js";
 import { createTestDatabase, testDialects, type TestDatabase } from "../../../../test-support/databases.js";
+import { queriesSent } from "../../../../test-support/queries-sent.js";
 
 const dialects = await testDialects();
 
@@ -167,13 +168,45 @@ describe.each(dialects)("%s pipeline store contract", (dialect) => {
       schedule: "30 2 * * 1-5",
       schedule_timezone: "America/New_York",
       enabled: true,
+      depends_on: [],
+      updated_at: zoned.updated_at,
     });
     expect(refs.find((r) => r.id === manual.id)).toEqual({
       id: manual.id,
       schedule: null,
       schedule_timezone: null,
       enabled: false,
+      depends_on: [],
+      updated_at: manual.updated_at,
     });
+  });
+
+  it(`${dialect}: dependency and schedule refs follow an update of depends_on`, async () => {
+    const a = pipeline({ name: "upstream-a" });
+    const b = pipeline({ name: "upstream-b" });
+    const c = pipeline({ name: "downstream", depends_on: [a.id] });
+    for (const p of [a, b, c]) await store.pipelines.insert(p, note("created"));
+    const later = new Date(Date.parse(c.updated_at) + 1000).toISOString();
+    await store.pipelines.update({ ...c, depends_on: [b.id, a.id], updated_at: later }, note("updated depends_on"));
+    expect((await store.pipelines.listDependencyRefs()).find((r) => r.id === c.id)).toEqual({
+      id: c.id,
+      name: "downstream",
+      depends_on: [b.id, a.id],
+    });
+    expect((await store.pipelines.listScheduleRefs()).find((r) => r.id === c.id)).toMatchObject({
+      depends_on: [b.id, a.id],
+      updated_at: later,
+    });
+  });
+
+  it(`${dialect}: the refs are read without any pipeline's definition`, async () => {
+    await store.pipelines.insert(pipeline({ name: "refs" }), note("created"));
+    const sent = await queriesSent(store.knex, async () => {
+      await store.pipelines.listScheduleRefs();
+      await store.pipelines.listDependencyRefs();
+    });
+    expect(sent.length).toBeGreaterThan(0);
+    for (const { sql } of sent) expect(sql).not.toMatch(/select \*|\.\*|\bbody\b/i);
   });
 
   it(`${dialect}: count and database size are measured`, async () => {

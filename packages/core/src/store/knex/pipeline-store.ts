@@ -20,6 +20,7 @@ function toColumns(p: Pipeline) {
     node_count: p.nodes.length,
     edge_count: p.edges.length,
     webhook_token: p.webhook_token,
+    depends_on: JSON.stringify(p.depends_on),
     body: JSON.stringify(definition),
     created_at: p.created_at,
     updated_at: p.updated_at,
@@ -87,6 +88,27 @@ export function createPipelineStore(knex: Knex): PipelineStore {
       snapshot: JSON.stringify(snapshot),
       created_at: note.created_at,
     });
+  }
+
+  /**
+   * `rows` with their `depends_on` read: the column's copy (migration 016), or, for a row written without one (by a
+   * Sluice older than the column, still running beside a newer one), the definition's.
+   */
+  async function withDependsOn(rows: Row[]): Promise<(Row & { depends_on: string[] })[]> {
+    const unfilled = rows.filter((row) => row.depends_on == null).map((row) => toStr(row.id));
+    const bodies = new Map<string, unknown>();
+    for (let i = 0; i < unfilled.length; i += 500)
+      for (const row of (await knex("pipelines")
+        .select("id", "body")
+        .whereIn("id", unfilled.slice(i, i + 500))) as Row[])
+        bodies.set(toStr(row.id), row.body);
+    return rows.map((row) => ({
+      ...row,
+      depends_on:
+        row.depends_on == null
+          ? (parseJson<Partial<PipelineDefinition>>(bodies.get(toStr(row.id)), {}).depends_on ?? [])
+          : parseJson<string[]>(row.depends_on, []),
+    }));
   }
 
   return {
@@ -157,12 +179,8 @@ export function createPipelineStore(knex: Knex): PipelineStore {
       return rows.map(pipelineFromRow);
     },
     async listDependencyRefs() {
-      const rows = (await knex("pipelines").select("id", "name", "body")) as Row[];
-      return rows.map((row) => ({
-        id: toStr(row.id),
-        name: toStr(row.name),
-        depends_on: parseJson<PipelineDefinition>(row.body, {} as PipelineDefinition).depends_on ?? [],
-      }));
+      const rows = await withDependsOn((await knex("pipelines").select("id", "name", "depends_on")) as Row[]);
+      return rows.map((row) => ({ id: toStr(row.id), name: toStr(row.name), depends_on: row.depends_on }));
     },
     async changeMarker() {
       // every insert and update adds a version row; a delete removes the pipeline and its versions
@@ -173,12 +191,23 @@ export function createPipelineStore(knex: Knex): PipelineStore {
       return [countOf(p), toStr(p?.at ?? ""), countOf(v), toStr(v?.at ?? "")].join("|");
     },
     async listScheduleRefs() {
-      const rows = (await knex("pipelines").select("id", "schedule", "schedule_timezone", "enabled")) as Row[];
+      const rows = await withDependsOn(
+        (await knex("pipelines").select(
+          "id",
+          "schedule",
+          "schedule_timezone",
+          "enabled",
+          "depends_on",
+          "updated_at",
+        )) as Row[],
+      );
       return rows.map((row) => ({
         id: toStr(row.id),
         schedule: toNullableStr(row.schedule),
         schedule_timezone: toNullableStr(row.schedule_timezone),
         enabled: toBool(row.enabled),
+        depends_on: row.depends_on,
+        updated_at: toStr(row.updated_at),
       }));
     },
     async existingIds(ids) {

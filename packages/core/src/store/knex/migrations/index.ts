@@ -11,6 +11,7 @@ import * as m012 from "./012-drop-status-created-index.js";
 import * as m013 from "./013-drop-created-index.js";
 import * as m014 from "./014-event-log-and-node-run-writes.js";
 import * as m015 from "./015-pipeline-change-indexes.js";
+import * as m016 from "./016-pipeline-depends-on.js";
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -31,6 +32,7 @@ export const MIGRATIONS: readonly (readonly [name: string, migration: Migration]
   ["013-drop-created-index", m013],
   ["014-event-log-and-node-run-writes", m014],
   ["015-pipeline-change-indexes", m015],
+  ["016-pipeline-depends-on", m016],
 ];
 
 /** Bundling-safe migration source (no directory scanning). */
