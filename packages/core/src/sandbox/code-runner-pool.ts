@@ -2,6 +2,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { bundledScript } from "../bundled-script.js";
+import { oneATurn } from "../one-a-turn.js";
 import { SluiceError } from "../errors.js";
 import { dataSetFromRows, type DataSet, type Row } from "../engine/dataset.js";
 import type { LogLevel } from "../model/run.js";
@@ -207,13 +208,15 @@ export class CodeRunnerPool {
       return Promise.resolve(idle);
     }
     if (this.busy < this.options.max) {
-      try {
-        const runner = this.spawn();
-        this.busy++;
-        return Promise.resolve(runner);
-      } catch (e) {
-        return Promise.reject(e);
-      }
+      this.busy++;
+      // one runner started a turn (oneATurn): a wave of `code` nodes must not hold the server while all start
+      return oneATurn(() => {
+        if (this.closed) throw new SluiceError("internal", "the code runner pool is closed");
+        return this.spawn();
+      }).catch((e: unknown) => {
+        this.busy--;
+        throw e;
+      });
     }
     return new Promise((resolve, reject) => {
       const waiter = {

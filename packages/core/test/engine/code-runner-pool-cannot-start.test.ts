@@ -25,12 +25,15 @@ const options = () => ({ signal: new AbortController().signal, log: () => undefi
 describe("a code runner pool that cannot start a runner", () => {
   it("fails the jobs waiting for one at once, and serves jobs again once runners start", async () => {
     // `a` holds the only runner, then fails: its runner is killed and a new one must be started for `b`
+    let aRunning: () => void = () => undefined;
+    const running = new Promise<void>((resolve) => (aRunning = resolve));
     const a = pool.run(
-      job("await new Promise((r) => setTimeout(r, 300)); throw new Error('a failed');"),
+      job("console.log('a runs'); await new Promise((r) => setTimeout(r, 300)); throw new Error('a failed');"),
       [],
-      options(),
+      { ...options(), log: aRunning },
     );
     const b = pool.run(job("return [{ b: 1 }];"), [], options());
+    await running; // `a` has its runner (started in a turn of its own): only the next start fails
     const spawn = vi.spyOn(pool as unknown as { spawn(): unknown }, "spawn").mockImplementation(() => {
       throw new SluiceError("internal", "the code runner script is missing from the installation");
     });

@@ -1,5 +1,6 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { bundledScript } from "../../bundled-script.js";
+import { oneATurn } from "../../one-a-turn.js";
 import { SluiceError } from "../../errors.js";
 import type { Row } from "../dataset.js";
 
@@ -100,7 +101,8 @@ export class SqliteWorker {
     const release = await workerSlot();
     let sqlite: SqliteWorker;
     try {
-      sqlite = new SqliteWorker(filename, release);
+      // one process started a turn (oneATurn): a wave of `sql` nodes must not hold the server while all start
+      sqlite = await oneATurn(() => new SqliteWorker(filename, release));
     } catch (e) {
       release();
       throw e;
