@@ -44,7 +44,7 @@ export interface PipelineStore {
   listFull(): Promise<Pipeline[]>;
   /** id, name and depends_on of every pipeline — what dependency checks need, without their definitions. */
   listDependencyRefs(): Promise<{ id: string; name: string; depends_on: string[] }[]>;
-  /** The scheduling fields of every pipeline (ScheduleRef), without their definitions. */
+  /** The scheduling fields of every pipeline (ScheduleRef), without their definitions; newest first. */
   listScheduleRefs(): Promise<ScheduleRef[]>;
   /** Existing ids among the given ones. */
   existingIds(ids: readonly string[]): Promise<Set<string>>;

@@ -21,10 +21,17 @@ function toColumns(p: Pipeline) {
     edge_count: p.edges.length,
     webhook_token: p.webhook_token,
     depends_on: JSON.stringify(p.depends_on),
+    depends_on_at: p.updated_at,
     body: JSON.stringify(definition),
     created_at: p.created_at,
     updated_at: p.updated_at,
   };
+}
+
+/** The `depends_on` of a stored definition (`body`): [] where it has none, or is not a definition at all. */
+export function dependsOnOfBody(body: unknown): string[] {
+  const dependsOn = parseJson<Partial<PipelineDefinition> | null>(body, null)?.depends_on;
+  return Array.isArray(dependsOn) ? dependsOn : [];
 }
 
 export function pipelineFromRow(row: Row): Pipeline {
@@ -91,23 +98,22 @@ export function createPipelineStore(knex: Knex): PipelineStore {
   }
 
   /**
-   * `rows` with their `depends_on` read: the column's copy (migration 016), or, for a row written without one (by a
-   * Sluice older than the column, still running beside a newer one), the definition's.
+   * `rows` (with `id`, `updated_at` and the copy's columns) with their `depends_on` read: the copy (migration 016), or
+   * the definition's for a row whose copy is missing or was made for another `updated_at` (written since by a Sluice
+   * older than the copy, still running beside a newer one).
    */
   async function withDependsOn(rows: Row[]): Promise<(Row & { depends_on: string[] })[]> {
-    const unfilled = rows.filter((row) => row.depends_on == null).map((row) => toStr(row.id));
+    const copied = (row: Row) => row.depends_on != null && toStr(row.depends_on_at) === toStr(row.updated_at);
+    const stale = rows.filter((row) => !copied(row)).map((row) => toStr(row.id));
     const bodies = new Map<string, unknown>();
-    for (let i = 0; i < unfilled.length; i += 500)
+    for (let i = 0; i < stale.length; i += 500)
       for (const row of (await knex("pipelines")
         .select("id", "body")
-        .whereIn("id", unfilled.slice(i, i + 500))) as Row[])
+        .whereIn("id", stale.slice(i, i + 500))) as Row[])
         bodies.set(toStr(row.id), row.body);
     return rows.map((row) => ({
       ...row,
-      depends_on:
-        row.depends_on == null
-          ? (parseJson<Partial<PipelineDefinition>>(bodies.get(toStr(row.id)), {}).depends_on ?? [])
-          : parseJson<string[]>(row.depends_on, []),
+      depends_on: copied(row) ? parseJson<string[]>(row.depends_on, []) : dependsOnOfBody(bodies.get(toStr(row.id))),
     }));
   }
 
@@ -179,7 +185,9 @@ export function createPipelineStore(knex: Knex): PipelineStore {
       return rows.map(pipelineFromRow);
     },
     async listDependencyRefs() {
-      const rows = await withDependsOn((await knex("pipelines").select("id", "name", "depends_on")) as Row[]);
+      const rows = await withDependsOn(
+        (await knex("pipelines").select("id", "name", "updated_at", "depends_on_at", "depends_on")) as Row[],
+      );
       return rows.map((row) => ({ id: toStr(row.id), name: toStr(row.name), depends_on: row.depends_on }));
     },
     async changeMarker() {
@@ -191,15 +199,14 @@ export function createPipelineStore(knex: Knex): PipelineStore {
       return [countOf(p), toStr(p?.at ?? ""), countOf(v), toStr(v?.at ?? "")].join("|");
     },
     async listScheduleRefs() {
+      // newest first, as the listing: catch-up queues runs in this order, and a dependency's run queued first blocks
       const rows = await withDependsOn(
-        (await knex("pipelines").select(
-          "id",
-          "schedule",
-          "schedule_timezone",
-          "enabled",
-          "depends_on",
-          "updated_at",
-        )) as Row[],
+        (await knex("pipelines")
+          .select("id", "schedule", "schedule_timezone", "enabled", "updated_at", "depends_on_at", "depends_on")
+          .orderBy([
+            { column: "created_at", order: "desc" },
+            { column: "id", order: "desc" },
+          ])) as Row[],
       );
       return rows.map((row) => ({
         id: toStr(row.id),
