@@ -1,3 +1,4 @@
+import type * as childProcess from "node:child_process";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { MAX_SQLITE_WORKERS, SqliteWorker } from "../../../src/engine/db/sqlite-worker.js";
@@ -5,7 +6,7 @@ import { MAX_SQLITE_WORKERS, SqliteWorker } from "../../../src/engine/db/sqlite-
 /** The turn of the event loop each process was started in (the real `fork`, watched). */
 const seen = vi.hoisted(() => ({ turn: 0, forks: [] as number[] }));
 vi.mock("node:child_process", async (importOriginal) => {
-  const real = await importOriginal<typeof import("node:child_process")>();
+  const real = await importOriginal<typeof childProcess>();
   return {
     ...real,
     fork: (...args: Parameters<typeof real.fork>) => {
