@@ -25,6 +25,8 @@
 //               last six: texts V8 hashes by their length alone (past 16,383 characters), as one user's data can be
 //   wide        no node after the source: `source_file` itself, reading 40 rows (not --rows) of 60,000 columns, whose
 //               preview and profile are as wide as the rows
+//   sql_wave    16 `sql` nodes after the source, all in one wave, each grouping 1,000 orders (not --rows): 16 SQLite
+//               worker processes started at once (the measured node is the first)
 // Options: --db sqlite|postgres|both (sqlite) --rows 300000 --reps 3 --node transform --rules orders|row-by-row
 // --baseline DIR (another built checkout: each repetition runs its server too, and the report adds this/baseline)
 import fs from "node:fs";
@@ -143,6 +145,16 @@ const PIPELINES = {
   }),
   source_json: () => ({ input: writeOrdersJson, measured: "read", nodes: [], edges: [] }),
   wide: () => ({ input: writeWideCsv, measured: "read", nodes: [], edges: [] }),
+  sql_wave: () => ({
+    input: (dir) => writeOrdersCsv(dir, SQL_WAVE_ROWS),
+    measured: "s0",
+    nodes: Array.from({ length: SQL_WAVE_NODES }, (_, i) => ({
+      id: `s${i}`,
+      type: "sql",
+      config: { sql: "select region, count(*) as n, sum(amount) as total from input group by region" },
+    })),
+    edges: Array.from({ length: SQL_WAVE_NODES }, (_, i) => ["read", `s${i}`]),
+  }),
   dedupe_long: () => ({
     input: writeLongTextsCsv,
     nodes: [{ id: "n", type: "transform", config: { rules: [{ type: "deduplicate", columns: ["text"] }] } }],
@@ -169,6 +181,9 @@ function writeOrdersJson(dir) {
   return "orders.json";
 }
 
+/** `sql_wave`: its `sql` nodes, and the rows of its input (not --rows). */
+const SQL_WAVE_NODES = 16;
+const SQL_WAVE_ROWS = 1000;
 /** Rows of `dedupe_long`'s input (not --rows). */
 const LONG_TEXT_ROWS = 6_000;
 
@@ -292,7 +307,7 @@ const described = (node) => {
 
 const reporter = (node) => (mode, results, prefix) => {
   console.log(
-    `\n${prefix}${mode}: ${{ dedupe_long: LONG_TEXT_ROWS, wide: WIDE_ROWS }[node] ?? opts.rows} rows through source_file → ${node}: ${described(node)}, ${results.length} fresh servers`,
+    `\n${prefix}${mode}: ${{ dedupe_long: LONG_TEXT_ROWS, wide: WIDE_ROWS, sql_wave: SQL_WAVE_ROWS }[node] ?? opts.rows} rows through source_file → ${node}: ${described(node)}, ${results.length} fresh servers`,
   );
   for (const r of results)
     console.log(
