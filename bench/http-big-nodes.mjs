@@ -148,6 +148,7 @@ const PIPELINES = {
   sql_wave: () => ({
     input: (dir) => writeOrdersCsv(dir, SQL_WAVE_ROWS),
     measured: "s0",
+    parallelism: SQL_WAVE_NODES, // all in one wave (the default runs 4 of a wave at a time)
     nodes: Array.from({ length: SQL_WAVE_NODES }, (_, i) => ({
       id: `s${i}`,
       type: "sql",
@@ -223,7 +224,7 @@ async function once(node, mode, rep, bin) {
   const db = pgdb ? pgdb.url : path.join(dir, "sluice.db");
   const { input } = PIPELINES[node]();
   const file = input ? input(dir) : writeOrdersCsv(dir, opts.rows);
-  const { nodes, edges, expect = "success", measured: measuredId = "n" } = PIPELINES[node](file);
+  const { nodes, edges, expect = "success", measured: measuredId = "n", parallelism = null } = PIPELINES[node](file);
   const load0 = loadavg();
   const server = await startServer({ dir, db, bin });
   const http = httpClient(server.url, 2);
@@ -236,6 +237,7 @@ async function once(node, mode, rep, bin) {
         ...nodes,
       ],
       edges: edges.map(([from, to]) => ({ from, to })),
+      parallelism,
     });
     await eventLoopDelay(http); // resets the server's histogram
     const t0 = performance.now();

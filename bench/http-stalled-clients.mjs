@@ -1,7 +1,7 @@
 // What WebSocket clients that stop reading cost everyone else: a real `sluice serve` (spawned, built packages — run
 // `npm run build` first), --clients clients (50 by default) that subscribe to every event and then read nothing, and
-// runs of the 40-node chain of `http-chain-40.mjs` triggered until the server has dropped them all (each holds over
-// 1 MiB of unsent events) or --runs have been triggered, while another client asks `GET /health` every 20 ms.
+// --runs runs of the 40-node chain of `http-chain-40.mjs` (400: on a two-core machine, enough for the server to drop
+// every client, each then holding over 1 MiB of unsent events), while another client asks `GET /health` every 20 ms.
 // Reported per repetition: the longest and the 99th-percentile `GET /health` answer, the largest event-loop delay the
 // server's /metrics saw (prom-client, 10 ms resolution), and how many clients the server dropped.
 // Options: --db sqlite|postgres|both (sqlite) --clients 50 --runs 400 --reps 3

@@ -92,7 +92,8 @@ const DROPPED = new Error("the event stream client was dropped");
  */
 function drop(ws: WebSocket, socket: Socket | undefined): void {
   if (socket && !socket.destroyed) socket.destroy(DROPPED);
-  else ws.terminate();
+  // closing now, as `terminate()` says at once (the socket's own error reaches `ws` only in a later tick)
+  ws.terminate();
 }
 
 /**

@@ -152,6 +152,11 @@ export class CodeRunnerPool {
   ): Promise<DataSet> {
     if (options.signal.aborted) throw new SluiceError("unprocessable", "code was cancelled");
     const runner = await this.acquire(options.signal);
+    // cancelled while its runner was starting (turns, behind other starts): the runner goes to the next job
+    if (options.signal.aborted) {
+      this.release(runner, true);
+      throw new SluiceError("unprocessable", "code was cancelled");
+    }
     let healthy = false;
     try {
       const result = await this.execute(
@@ -214,7 +219,9 @@ export class CodeRunnerPool {
         if (this.closed) throw new SluiceError("internal", "the code runner pool is closed");
         return this.spawn();
       }).catch((e: unknown) => {
+        // no runner can be started now: the jobs waiting would fail so too (as in `release`)
         this.busy--;
+        for (const waiting of this.waiting.splice(0)) waiting.fail(e);
         throw e;
       });
     }

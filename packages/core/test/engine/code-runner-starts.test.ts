@@ -1,5 +1,6 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { afterAll, describe, expect, it, vi } from "vitest";
+import { SluiceError } from "../../src/errors.js";
 import { CodeRunnerPool } from "../../src/sandbox/code-runner-pool.js";
 
 const RUNNERS = 6;
@@ -14,9 +15,11 @@ void (async () => {
     turn++;
   }
 })();
+/** Pools of the tests below, closed at the end. */
+const pools: CodeRunnerPool[] = [pool];
 afterAll(async () => {
   counting = false;
-  await pool.close();
+  await Promise.all(pools.map((p) => p.close()));
 });
 
 const job = (code: string) => ({
@@ -52,4 +55,34 @@ describe("code runners started for jobs at once", () => {
     expect(started).toHaveLength(RUNNERS);
     expect(new Set(started).size).toBe(RUNNERS);
   }, 60_000);
+});
+
+/* Found by a helper's review of the change above: a start now waits for turns, behind other starts. */
+describe("a code runner start that waits its turn", () => {
+  it("does not run a job cancelled meanwhile", async () => {
+    const small = new CodeRunnerPool({ warm: 0, max: 4 });
+    pools.push(small);
+    const cancel = new AbortController();
+    const slow = (i: number) => job(`await new Promise((r) => setTimeout(r, 1000)); return [{ job: ${i} }];`);
+    const jobs = [0, 1, 2].map((i) => small.run(slow(i), [], options()));
+    const cancelled = small.run(slow(3), [], { signal: cancel.signal, log: () => undefined });
+    await nextTurn();
+    cancel.abort();
+    await expect(cancelled).rejects.toThrow(/cancelled/);
+    expect((await Promise.all(jobs)).map((o) => o.rows)).toEqual([[{ job: 0 }], [{ job: 1 }], [{ job: 2 }]]);
+  }, 30_000);
+
+  it("that fails fails the jobs waiting for a place too, rather than leaving them waiting", async () => {
+    const full = new CodeRunnerPool({ warm: 0, max: 2 });
+    pools.push(full);
+    vi.spyOn(full as unknown as { spawn(): unknown }, "spawn").mockImplementation(() => {
+      throw new SluiceError("internal", "the code runner script is missing from the installation");
+    });
+    const outcomes = await Promise.allSettled(
+      [0, 1, 2].map((i) => full.run(job(`return [{ job: ${i} }];`), [], options())),
+    );
+    expect(outcomes.map((o) => (o.status === "rejected" ? String(o.reason) : "ran"))).toEqual(
+      Array(3).fill(expect.stringMatching(/missing from the installation/)),
+    );
+  }, 30_000);
 });
