@@ -32,7 +32,8 @@ async function stalled(): Promise<net.Socket> {
  */
 describe("clients that stop reading the event stream", () => {
   it("are dropped without holding the server", async () => {
-    const connected = t.server.app.ws.server!.clients;
+    // the event stream's connections: koa-websocket's server, on the app it made a WebSocket app (startServer)
+    const connected = (t.server.app as unknown as { ws: { server: { clients: Set<unknown> } } }).ws.server.clients;
     const clients = await Promise.all(Array.from({ length: 16 }, stalled));
     let n = 0;
     /** 200 events, to every client, and a turn. */
