@@ -37,12 +37,13 @@ import {
   createPgDatabase,
   eachMode,
   eventLoopDelay,
+  healthProbe,
+  holdValues,
   httpClient,
   loadavg,
   median,
   mmm,
   parseArgs,
-  quantile,
   startServer,
   tmpDir,
   writeOrdersCsv,
@@ -228,7 +229,6 @@ async function once(node, mode, rep, bin) {
   const load0 = loadavg();
   const server = await startServer({ dir, db, bin });
   const http = httpClient(server.url, 2);
-  const probe = httpClient(server.url, 1);
   try {
     const pipeline = await http.post("/api/pipelines", {
       name: `bench big ${node} (${file})`,
@@ -242,16 +242,7 @@ async function once(node, mode, rep, bin) {
     await eventLoopDelay(http); // resets the server's histogram
     const t0 = performance.now();
     const { id } = await http.post(`/api/pipelines/${pipeline.id}/run`, {});
-    const health = [];
-    let done = false;
-    const probing = (async () => {
-      while (!done) {
-        const h0 = performance.now();
-        await probe.call("GET", "/health");
-        health.push(performance.now() - h0);
-        await sleep(20);
-      }
-    })();
+    const probe = healthProbe(server.url);
     let run;
     for (;;) {
       run = await http.get(`/api/runs/${id}`);
@@ -259,8 +250,7 @@ async function once(node, mode, rep, bin) {
       await sleep(50);
     }
     const runMs = performance.now() - t0;
-    done = true;
-    await probing;
+    const health = await probe.stop();
     const loop = await eventLoopDelay(http);
     if (run.status !== expect) throw new Error(`the run ended ${run.status}: ${run.error}`);
     const measured = run.node_runs.find((n) => n.node_id === measuredId);
@@ -270,9 +260,7 @@ async function once(node, mode, rep, bin) {
         run: runMs,
         node: measured.duration_ms,
         rowsOut: measured.row_count,
-        healthMax: Math.max(...health),
-        healthP99: quantile(health, 0.99),
-        loopMax: loop.max,
+        ...holdValues(health, loop),
       },
       probes: health.length,
       load0,
@@ -281,7 +269,6 @@ async function once(node, mode, rep, bin) {
     };
   } finally {
     await http.close().catch(() => undefined);
-    await probe.close().catch(() => undefined);
     await server.stop();
     if (pgdb) await pgdb.drop();
     fs.rmSync(dir, { recursive: true, force: true });

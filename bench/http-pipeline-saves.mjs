@@ -11,15 +11,18 @@ import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import {
+  HOLD_LABELS,
   createPgDatabase,
   eachMode,
   eventLoopDelay,
+  healthProbe,
+  holdValues,
   httpClient,
   loadavg,
   median,
-  mmm,
   parseArgs,
-  quantile,
+  printRatios,
+  printValues,
   reproduceCommand,
   startServer,
   startedAs,
@@ -73,7 +76,6 @@ async function once(mode, rep, bin) {
   const load0 = loadavg();
   const server = await startServer({ dir, db, bin });
   const http = httpClient(server.url, 4);
-  const probe = httpClient(server.url, 1);
   try {
     const ids = [];
     let bytes = 0;
@@ -84,16 +86,7 @@ async function once(mode, rep, bin) {
     }
     await sleep(opts.gap); // the leader's reload after the last create
     await eventLoopDelay(http); // resets the server's histogram
-    const health = [];
-    let done = false;
-    const probing = (async () => {
-      while (!done) {
-        const h0 = performance.now();
-        await probe.call("GET", "/health");
-        health.push(performance.now() - h0);
-        await sleep(20);
-      }
-    })();
+    const probe = healthProbe(server.url);
     const saves = [];
     const saved = ids[Math.floor(ids.length / 2)];
     for (let s = 0; s < opts.saves; s++) {
@@ -105,17 +98,11 @@ async function once(mode, rep, bin) {
       saves.push(performance.now() - t0);
       await sleep(opts.gap);
     }
-    done = true;
-    await probing;
+    const health = await probe.stop();
     const loop = await eventLoopDelay(http);
     return {
       rep,
-      values: {
-        save: median(saves),
-        healthMax: Math.max(...health),
-        healthP99: quantile(health, 0.99),
-        loopMax: loop.max,
-      },
+      values: { save: median(saves), ...holdValues(health, loop) },
       probes: health.length,
       kib: bytes / opts.pipelines / 1024,
       load0,
@@ -124,19 +111,13 @@ async function once(mode, rep, bin) {
     };
   } finally {
     await http.close().catch(() => undefined);
-    await probe.close().catch(() => undefined);
     await server.stop();
     if (pgdb) await pgdb.drop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
-const LABELS = {
-  save: "PUT /api/pipelines/{id} answered (median)",
-  healthMax: "longest GET /health meanwhile",
-  healthP99: "GET /health, 99th percentile",
-  loopMax: "largest event-loop delay (/metrics)",
-};
+const LABELS = { save: "PUT /api/pipelines/{id} answered (median)", ...HOLD_LABELS };
 
 await eachMode(opts, {
   once,
@@ -151,22 +132,9 @@ await eachMode(opts, {
           .map(([k, v]) => `${k} ${v.toFixed(1)}`)
           .join(", ")} (${r.probes} probes); loadavg ${r.load0} → ${r.load1}`,
       );
-    for (const k of Object.keys(LABELS))
-      console.log(
-        `  ${LABELS[k].padEnd(44)} min/median/max ${mmm(
-          results.map((r) => r.values[k]),
-          1,
-          " ms",
-        )}`,
-      );
+    printValues(results, LABELS);
   },
-  compare(mode, results, baseline) {
-    const ratios = Object.keys(LABELS).map((k) => {
-      const ratio = median(results.map((r) => r.values[k])) / median(baseline.map((r) => r.values[k]));
-      return `${k} ×${ratio.toFixed(2)}`;
-    });
-    console.log(`  this/baseline (medians): ${ratios.join(", ")}`);
-  },
+  compare: (mode, results, baseline) => printRatios(results, baseline, Object.keys(LABELS)),
   after(mode, results) {
     console.log(`  server started as: ${startedAs(results[0].command, mode)}`);
     console.log(`  reproduce: ${reproduceCommand(mode)}`);

@@ -8,19 +8,20 @@
 // --baseline DIR (another built checkout: each repetition runs its server too, and the report adds this/baseline)
 import fs from "node:fs";
 import path from "node:path";
-import { performance } from "node:perf_hooks";
 import WebSocket from "ws";
 import { chainSpec } from "./lib/chain-40.mjs";
 import {
+  HOLD_LABELS,
   createPgDatabase,
   eachMode,
   eventLoopDelay,
+  healthProbe,
+  holdValues,
   httpClient,
   loadavg,
-  median,
-  mmm,
   parseArgs,
-  quantile,
+  printRatios,
+  printValues,
   reproduceCommand,
   startServer,
   startedAs,
@@ -48,22 +49,12 @@ async function once(mode, rep, bin) {
   const load0 = loadavg();
   const server = await startServer({ dir, db, bin });
   const http = httpClient(server.url, 4);
-  const probe = httpClient(server.url, 1);
   const clients = [];
   try {
     const pipeline = await http.post("/api/pipelines", chainSpec(writeOrdersCsv(dir, 20)));
     for (let i = 0; i < opts.clients; i++) clients.push(await stalledClient(server.url));
     await eventLoopDelay(http); // resets the server's histogram
-    const health = [];
-    let done = false;
-    const probing = (async () => {
-      while (!done) {
-        const h0 = performance.now();
-        await probe.call("GET", "/health");
-        health.push(performance.now() - h0);
-        await sleep(20);
-      }
-    })();
+    const probe = healthProbe(server.url);
     // the server's count of open event stream connections is not in the API: a dropped client is seen by reading it
     let triggered = 0;
     for (; triggered < opts.runs; triggered++) {
@@ -71,8 +62,7 @@ async function once(mode, rep, bin) {
       if (triggered % 8 === 7) await sleep(30);
     }
     await sleep(2000);
-    done = true;
-    await probing;
+    const health = await probe.stop();
     const loop = await eventLoopDelay(http);
     const closed = clients.map((ws) => new Promise((resolve) => ws.once("close", () => resolve(true))));
     for (const ws of clients) ws._socket.resume(); // reads what it was sent, then the server's close if it came
@@ -81,7 +71,7 @@ async function once(mode, rep, bin) {
     ).length;
     return {
       rep,
-      values: { healthMax: Math.max(...health), healthP99: quantile(health, 0.99), loopMax: loop.max },
+      values: holdValues(health, loop),
       dropped,
       triggered,
       probes: health.length,
@@ -92,18 +82,11 @@ async function once(mode, rep, bin) {
   } finally {
     for (const ws of clients) ws.terminate();
     await http.close().catch(() => undefined);
-    await probe.close().catch(() => undefined);
     await server.stop();
     if (pgdb) await pgdb.drop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
-
-const LABELS = {
-  healthMax: "longest GET /health meanwhile",
-  healthP99: "GET /health, 99th percentile",
-  loopMax: "largest event-loop delay (/metrics)",
-};
 
 await eachMode(opts, {
   once,
@@ -119,22 +102,9 @@ await eachMode(opts, {
           .join(", ")}; ${r.dropped} of ${opts.clients} clients dropped (${r.probes} probes); ` +
           `loadavg ${r.load0} → ${r.load1}`,
       );
-    for (const k of Object.keys(LABELS))
-      console.log(
-        `  ${LABELS[k].padEnd(44)} min/median/max ${mmm(
-          results.map((r) => r.values[k]),
-          1,
-          " ms",
-        )}`,
-      );
+    printValues(results, HOLD_LABELS);
   },
-  compare(mode, results, baseline) {
-    const ratios = Object.keys(LABELS).map((k) => {
-      const ratio = median(results.map((r) => r.values[k])) / median(baseline.map((r) => r.values[k]));
-      return `${k} ×${ratio.toFixed(2)}`;
-    });
-    console.log(`  this/baseline (medians): ${ratios.join(", ")}`);
-  },
+  compare: (mode, results, baseline) => printRatios(results, baseline, Object.keys(HOLD_LABELS)),
   after(mode, results) {
     console.log(`  server started as: ${startedAs(results[0].command, mode)}`);
     console.log(`  reproduce: ${reproduceCommand(mode)}`);

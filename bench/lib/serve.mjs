@@ -480,3 +480,63 @@ export const ORDER_RULES = [
 ];
 
 export const tmpDir = (prefix) => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+
+/**
+ * A second client asking `GET /health` at `url` every 20 ms, as a UI, a monitoring probe or another user would, until
+ * `stop()`, which resolves with each answer's time in ms: what the server's other work costs everyone else.
+ */
+export function healthProbe(url) {
+  const probe = httpClient(url, 1);
+  const times = [];
+  let done = false;
+  const probing = (async () => {
+    while (!done) {
+      const h0 = performance.now();
+      await probe.call("GET", "/health");
+      times.push(performance.now() - h0);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  return {
+    async stop() {
+      done = true;
+      await probing.finally(() => probe.close().catch(() => undefined));
+      return times;
+    },
+  };
+}
+
+/** The longest and the 99th-percentile answer among a health probe's times (healthProbe), and the event-loop delay. */
+export const holdValues = (health, loop) => ({
+  healthMax: Math.max(...health),
+  healthP99: quantile(health, 0.99),
+  loopMax: loop.max,
+});
+
+/** The labels of holdValues, for a report. */
+export const HOLD_LABELS = {
+  healthMax: "longest GET /health meanwhile",
+  healthP99: "GET /health, 99th percentile",
+  loopMax: "largest event-loop delay (/metrics)",
+};
+
+/** Prints each labelled value of `results` (`r.values[key]`) as min/median/max. */
+export function printValues(results, labels, { digits = 1, unit = " ms", width = 44 } = {}) {
+  for (const k of Object.keys(labels))
+    console.log(
+      `  ${labels[k].padEnd(width)} min/median/max ${mmm(
+        results.map((r) => r.values[k]),
+        digits,
+        unit,
+      )}`,
+    );
+}
+
+/** Prints this/baseline ratios of the medians of `keys` (`r.values[key]`). */
+export function printRatios(results, baseline, keys) {
+  const ratios = keys.map((k) => {
+    const ratio = median(results.map((r) => r.values[k])) / median(baseline.map((r) => r.values[k]));
+    return `${k} ×${ratio.toFixed(2)}`;
+  });
+  console.log(`  this/baseline (medians): ${ratios.join(", ")}`);
+}

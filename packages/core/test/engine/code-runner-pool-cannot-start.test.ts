@@ -6,21 +6,10 @@
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { SluiceError } from "../../src/errors.js";
 import { CodeRunnerPool } from "../../src/sandbox/code-runner-pool.js";
+import { codeJob, codeRunOptions } from "./code-job.js";
 
 const pool = new CodeRunnerPool({ warm: 0, max: 1 });
 afterAll(() => pool.close());
-
-const job = (code: string) => ({
-  code,
-  params: {},
-  inputs: [],
-  timeoutMs: 20_000,
-  memoryMb: 64,
-  maxLogLines: 10,
-  maxOutputRows: 1000,
-  maxOutputChars: 1_000_000,
-});
-const options = () => ({ signal: new AbortController().signal, log: () => undefined });
 
 describe("a code runner pool that cannot start a runner", () => {
   it("fails the jobs waiting for one at once, and serves jobs again once runners start", async () => {
@@ -28,11 +17,11 @@ describe("a code runner pool that cannot start a runner", () => {
     let aRunning: () => void = () => undefined;
     const running = new Promise<void>((resolve) => (aRunning = resolve));
     const a = pool.run(
-      job("console.log('a runs'); await new Promise((r) => setTimeout(r, 300)); throw new Error('a failed');"),
+      codeJob("console.log('a runs'); await new Promise((r) => setTimeout(r, 300)); throw new Error('a failed');"),
       [],
-      { ...options(), log: aRunning },
+      { ...codeRunOptions(), log: aRunning },
     );
-    const b = pool.run(job("return [{ b: 1 }];"), [], options());
+    const b = pool.run(codeJob("return [{ b: 1 }];"), [], codeRunOptions());
     await running; // `a` has its runner (started in a turn of its own): only the next start fails
     const spawn = vi.spyOn(pool as unknown as { spawn(): unknown }, "spawn").mockImplementation(() => {
       throw new SluiceError("internal", "the code runner script is missing from the installation");
@@ -43,6 +32,8 @@ describe("a code runner pool that cannot start a runner", () => {
     expect(performance.now() - started).toBeLessThan(5_000);
     spawn.mockRestore();
     // the place `a` held is free again
-    await expect(pool.run(job("return [{ c: 1 }];"), [], options())).resolves.toMatchObject({ rows: [{ c: 1 }] });
+    await expect(pool.run(codeJob("return [{ c: 1 }];"), [], codeRunOptions())).resolves.toMatchObject({
+      rows: [{ c: 1 }],
+    });
   });
 });

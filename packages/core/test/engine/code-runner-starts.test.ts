@@ -2,6 +2,7 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { SluiceError } from "../../src/errors.js";
 import { CodeRunnerPool } from "../../src/sandbox/code-runner-pool.js";
+import { codeJob, codeRunOptions } from "./code-job.js";
 
 const RUNNERS = 6;
 const pool = new CodeRunnerPool({ warm: 0, max: RUNNERS });
@@ -22,18 +23,6 @@ afterAll(async () => {
   await Promise.all(pools.map((p) => p.close()));
 });
 
-const job = (code: string) => ({
-  code,
-  params: {},
-  inputs: [],
-  timeoutMs: 20_000,
-  memoryMb: 64,
-  maxLogLines: 10,
-  maxOutputRows: 1000,
-  maxOutputChars: 1_000_000,
-});
-const options = () => ({ signal: new AbortController().signal, log: () => undefined });
-
 /*
  * Starting a process holds the starting thread for 1–25 ms on a two-core machine, more while the processes started
  * just before it boot: a wave of `code` nodes started their runners in one turn of the event loop, in which the server
@@ -49,7 +38,7 @@ describe("code runners started for jobs at once", () => {
       return spawn();
     });
     const outputs = await Promise.all(
-      Array.from({ length: RUNNERS }, (_, i) => pool.run(job(`return [{ job: ${i} }];`), [], options())),
+      Array.from({ length: RUNNERS }, (_, i) => pool.run(codeJob(`return [{ job: ${i} }];`), [], codeRunOptions())),
     );
     expect(outputs.map((o) => o.rows)).toEqual(Array.from({ length: RUNNERS }, (_, i) => [{ job: i }]));
     expect(started).toHaveLength(RUNNERS);
@@ -63,8 +52,8 @@ describe("a code runner start that waits its turn", () => {
     const small = new CodeRunnerPool({ warm: 0, max: 4 });
     pools.push(small);
     const cancel = new AbortController();
-    const slow = (i: number) => job(`await new Promise((r) => setTimeout(r, 1000)); return [{ job: ${i} }];`);
-    const jobs = [0, 1, 2].map((i) => small.run(slow(i), [], options()));
+    const slow = (i: number) => codeJob(`await new Promise((r) => setTimeout(r, 1000)); return [{ job: ${i} }];`);
+    const jobs = [0, 1, 2].map((i) => small.run(slow(i), [], codeRunOptions()));
     const cancelled = small.run(slow(3), [], { signal: cancel.signal, log: () => undefined });
     await nextTurn();
     cancel.abort();
@@ -79,7 +68,7 @@ describe("a code runner start that waits its turn", () => {
       throw new SluiceError("internal", "the code runner script is missing from the installation");
     });
     const outcomes = await Promise.allSettled(
-      [0, 1, 2].map((i) => full.run(job(`return [{ job: ${i} }];`), [], options())),
+      [0, 1, 2].map((i) => full.run(codeJob(`return [{ job: ${i} }];`), [], codeRunOptions())),
     );
     expect(outcomes.map((o) => (o.status === "rejected" ? String(o.reason) : "ran"))).toEqual(
       Array(3).fill(expect.stringMatching(/missing from the installation/)),
