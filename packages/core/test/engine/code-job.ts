@@ -1,4 +1,4 @@
-/** A code runner pool's job of `code`, with small limits, and the options of a run nobody cancels or reads the log of. */
+/** A code runner pool's job of `code`, with small limits. */
 export const codeJob = (code: string) => ({
   code,
   params: {},
@@ -10,4 +10,5 @@ export const codeJob = (code: string) => ({
   maxOutputChars: 1_000_000,
 });
 
+/** The options of a job nobody cancels or reads the log of. */
 export const codeRunOptions = () => ({ signal: new AbortController().signal, log: () => undefined });
