@@ -85,18 +85,6 @@ const matches = (filter: Filter, e: StreamedEvent) =>
 const DROPPED = new Error("the event stream client was dropped");
 
 /**
- * Closes `ws` at once, as `terminate()` does, but fails every frame still queued for it with one error. `terminate()`
- * has each fail with an error of its own, made with its stack trace: 16 clients that had stopped reading, dropped
- * together, held the server for 0.4–0.6 s (50: about a second; found by a helper's sweep). `socket`: the connection
- * under `ws` (the upgrade request's).
- */
-function drop(ws: WebSocket, socket: Socket | undefined): void {
-  if (socket && !socket.destroyed) socket.destroy(DROPPED);
-  // closing now, as `terminate()` says at once (the socket's own error reaches `ws` only in a later tick)
-  ws.terminate();
-}
-
-/**
  * Live events over WebSocket (docs/events.md), served through koa-websocket: `serverOptions` go to its WebSocket
  * server, `middleware` to `app.ws.use`. The upgrade is authenticated in `verifyClient` like the API, so a refused
  * client gets a plain HTTP 401/403 (404 for another path) before any handshake. Client messages are parsed with the
@@ -109,6 +97,18 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
   const alive = new WeakMap<WebSocket, boolean>();
   /** The upgrade request of each socket: its credentials, checked again every `recheckMs`. */
   const upgrades = new WeakMap<WebSocket, IncomingMessage>();
+
+  /**
+   * Closes `ws` at once, as `terminate()` does, but fails every frame still queued for it with one error.
+   * `terminate()` has each fail with an error of its own, made with its stack trace: 16 clients that had stopped
+   * reading, dropped together, held the server for 0.4–0.6 s (50: about a second; found by a helper's sweep).
+   */
+  const drop = (ws: WebSocket): void => {
+    const socket = upgrades.get(ws)?.socket;
+    if (socket && !socket.destroyed) socket.destroy(DROPPED);
+    // closing now, as `terminate()` says at once (the socket's own error reaches `ws` only in a later tick)
+    ws.terminate();
+  };
 
   // the two-parameter form: ws waits for `done`, so the upgrade is answered only after the credentials are checked
   const verifyClient: ServerOptions["verifyClient"] = ({ req }, done) => {
@@ -158,7 +158,7 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
       if (ws.readyState !== ws.OPEN) return;
       // checked before corking: what this burst adds is not yet a client falling behind
       if (!corked && ws.bufferedAmount > maxBuffered) {
-        drop(ws, socket);
+        drop(ws);
         return;
       }
       if (socket && !corked) {
@@ -188,7 +188,7 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
       const deadline = Date.now() + REPLAY_DRAIN_MS;
       await nextTurn();
       while (ws.readyState === ws.OPEN && ws.bufferedAmount > maxBuffered / 2) {
-        if (Date.now() > deadline) drop(ws, socket);
+        if (Date.now() > deadline) drop(ws);
         else await delay(10);
       }
       return ws.readyState === ws.OPEN;
@@ -207,7 +207,7 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
       unsubscribe();
       sockets.delete(ws);
     });
-    ws.on("error", () => drop(ws, socket));
+    ws.on("error", () => drop(ws));
     ws.on("message", (data) => {
       let raw: unknown;
       try {
@@ -312,7 +312,7 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
   const heartbeat = setInterval(() => {
     for (const ws of sockets) {
       if (alive.get(ws) === false) {
-        drop(ws, upgrades.get(ws)?.socket);
+        drop(ws);
         continue;
       }
       alive.set(ws, false);
@@ -330,7 +330,7 @@ export function createEventStream(sluice: Sluice, options: EventStreamOptions = 
     close() {
       clearInterval(heartbeat);
       clearInterval(recheck);
-      for (const ws of sockets) drop(ws, upgrades.get(ws)?.socket);
+      for (const ws of sockets) drop(ws);
     },
   };
 }
