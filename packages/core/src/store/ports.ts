@@ -17,6 +17,7 @@ export interface VersionNote {
 /** The scheduling fields of one pipeline: what the scheduler needs of it, read without its definition. */
 export interface ScheduleRef {
   id: string;
+  name: string;
   schedule: string | null;
   schedule_timezone: string | null;
   enabled: boolean;

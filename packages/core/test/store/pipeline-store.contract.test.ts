@@ -166,6 +166,7 @@ describe.each(dialects)("%s pipeline store contract", (dialect) => {
     expect(refs.map((r) => r.id)).toEqual((await store.pipelines.list()).items.map((p) => p.id));
     expect(refs.find((r) => r.id === zoned.id)).toEqual({
       id: zoned.id,
+      name: "zoned",
       schedule: "30 2 * * 1-5",
       schedule_timezone: "America/New_York",
       enabled: true,
@@ -174,6 +175,7 @@ describe.each(dialects)("%s pipeline store contract", (dialect) => {
     });
     expect(refs.find((r) => r.id === manual.id)).toEqual({
       id: manual.id,
+      name: "manual",
       schedule: null,
       schedule_timezone: null,
       enabled: false,

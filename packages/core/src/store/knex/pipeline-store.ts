@@ -202,7 +202,7 @@ export function createPipelineStore(knex: Knex): PipelineStore {
       // newest first, as the listing: catch-up queues runs in this order, and a dependency's run queued first blocks
       const rows = await withDependsOn(
         (await knex("pipelines")
-          .select("id", "schedule", "schedule_timezone", "enabled", "updated_at", "depends_on_at", "depends_on")
+          .select("id", "name", "schedule", "schedule_timezone", "enabled", "updated_at", "depends_on_at", "depends_on")
           .orderBy([
             { column: "created_at", order: "desc" },
             { column: "id", order: "desc" },
@@ -210,6 +210,7 @@ export function createPipelineStore(knex: Knex): PipelineStore {
       );
       return rows.map((row) => ({
         id: toStr(row.id),
+        name: toStr(row.name),
         schedule: toNullableStr(row.schedule),
         schedule_timezone: toNullableStr(row.schedule_timezone),
         enabled: toBool(row.enabled),
