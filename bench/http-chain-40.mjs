@@ -25,6 +25,9 @@
 // --baseline DIR (another built checkout: each repetition runs its server too, and the report adds this/baseline).
 // --cpu-prof DIR (the server runs with --cpu-prof; summarise with bench/profile-summary.mjs DIR). --auth none|token
 // (none: open mode; token: a user is created and every request and the WebSocket carry its token).
+// --history N (before the warm-up, the database is given N finished runs of another pipeline, one every 39 s back
+// from now, as a server in use for months holds them: bench/lib/history.mjs) --baseline empty (with --history: each
+// repetition also runs a server on a database without that history first, and the report adds history/empty ratios).
 // --server-node-args "FLAGS" (Node/V8 flags for the server's process only, space-separated, e.g. "--trace-opt"; the
 // client keeps its own). A fresh server is still compiling its hot code after 5 warm-up runs: compare --warmup 5
 // with --warmup 400 to see what the warm-up costs (docs/performance.md, "A fresh server's compiler").
@@ -41,8 +44,9 @@ const opts = parseArgs(process.argv.slice(2), {
   "cpu-prof": "",
   auth: "none",
   "server-node-args": "",
+  history: 0,
 });
-const once = (mode, rep, bin) => measureChain(mode, rep, bin, opts);
+const once = (mode, rep, bin, over = {}) => measureChain(mode, rep, bin, { ...opts, ...over });
 
 const LABELS = {
   health: "GET /health answered (the HTTP floor)",
@@ -69,6 +73,14 @@ function report(mode, results, label) {
   console.log(
     `\n${label}${mode}: chain of ${results[0].nodes} nodes (${opts.shape === "file" ? "source_file + " : ""}${N} transform), ${opts.runs} runs one at a time, median per repetition, ${results.length} fresh servers`,
   );
+  if (results[0].historyMs !== null)
+    console.log(
+      `  history filled in ${mmm(
+        results.map((r) => r.historyMs / 1000),
+        1,
+        " s",
+      )} (min/median/max)`,
+    );
   for (const r of results)
     console.log(
       `  rep ${r.rep}: ${Object.entries(r.medians)

@@ -20,6 +20,10 @@
 // Options: --db sqlite|postgres|both (both)  --shape transform|file|file+transform  --runs 2000  --inflight 64
 //          --reps 3  --warmup 20  --max-concurrent-runs N  --cpu-prof DIR (server runs with --cpu-prof)
 //          --auth none|token (none: open mode; token: a user is created and every request carries its token)
+//          --history N (before the warm-up, the database is given N finished runs of another pipeline, one every 39 s
+//          back from now, as a server in use for months holds them: bench/lib/history.mjs)
+//          --baseline empty (with --history: each repetition also runs a server on a database without that history
+//          first, and the report ends with history/empty ratios)
 //          --count-sql (count SQL statements the server executes for the measured runs, by verb and table)
 //          --baseline DIR (another built checkout, e.g. `git worktree add /tmp/base <rev> && cd /tmp/base && npm
 //          install`: each repetition runs its server too, alternating, and the report ends with this/baseline ratios)
@@ -57,6 +61,7 @@ import {
   startedAs,
   reproduceCommand,
 } from "./lib/serve.mjs";
+import { fillHistory } from "./lib/history.mjs";
 
 const opts = parseArgs(process.argv.slice(2), {
   db: "both",
@@ -70,6 +75,7 @@ const opts = parseArgs(process.argv.slice(2), {
   "count-sql": false,
   baseline: "",
   auth: "none",
+  history: 0,
 });
 const MiB = 1024 * 1024;
 
@@ -88,7 +94,7 @@ function pipelineFor(shape, csv) {
   }
 }
 
-async function once(mode, rep, bin) {
+async function once(mode, rep, bin, { history = opts.history } = {}) {
   const dir = tmpDir("sluice-bench-http-tp-");
   const csv = writeOrdersCsv(dir);
   const pgdb = mode === "postgres" ? await createPgDatabase() : null;
@@ -109,6 +115,7 @@ async function once(mode, rep, bin) {
   try {
     await signIn(http, opts.auth);
     const pipeline = await http.post("/api/pipelines", pipelineFor(opts.shape, csv));
+    const historyMs = history > 0 ? await fillHistory({ http, db, runs: history }) : null;
     const info = await http.get("/api/system/info");
     events = await eventCollector(server.url, pipeline.id, http.token);
     const trigger = () => http.call("POST", `/api/pipelines/${pipeline.id}/run`, { params: {} });
@@ -210,6 +217,7 @@ async function once(mode, rep, bin) {
       failedEvents: notOk.length,
       countsNow,
       maxConcurrent: info.max_concurrent_runs,
+      historyMs,
       load0,
       load1: loadavg(),
       sql,
@@ -237,6 +245,14 @@ function report(mode, results, label = "") {
   console.log(
     `\n${label}${mode}: ${opts.runs} runs of '${opts.shape}' (${nodes} node${nodes > 1 ? "s" : ""}), ${opts.inflight} triggers in flight, max_concurrent_runs ${results[0].maxConcurrent}, ${results.length} fresh servers`,
   );
+  if (results[0].historyMs !== null)
+    console.log(
+      `  history filled in ${mmm(
+        results.map((r) => r.historyMs / 1000),
+        1,
+        " s",
+      )} (min/median/max)`,
+    );
   for (const r of results) {
     const ok = r.byStatus.success === opts.runs + opts.warmup && r.failedEvents === 0;
     const store = (c) =>

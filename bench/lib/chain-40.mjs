@@ -3,6 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { fillHistory } from "./history.mjs";
 import {
   cpuProfArgs,
   cpuSeconds,
@@ -43,6 +44,7 @@ export function chainSpec(csv, shape = "file") {
 
 /**
  * One repetition on a fresh server and database (`mode`: sqlite | postgres; `bin`: another checkout's sluice):
+ * with `opts.history`, that many finished runs of another pipeline put in the database first (`fillHistory`); then
  * `opts.warmup` runs, then `opts.runs` runs triggered one at a time, each after a 20 ms pause. Returns the medians
  * and every measured value (ms) of: health, trigger, serverSide, firstNode, wsFirstNode, wsDone, toStart (the POST sent to
  * the run's started_at) and afterEnd (the run's finished_at to its run.completed seen: its last batch committed and
@@ -50,7 +52,7 @@ export function chainSpec(csv, shape = "file") {
  * `mainCpuMsPerRun`, the server's CPU time (user + system, /proc) per measured run with its GET /health and
  * GET /runs/{id}, of all its threads and of its main thread (the event loop; less at the mercy of the machine's other
  * load than the times are); on PostgreSQL also `walKiB`, the write-ahead log written per measured run (by the whole
- * cluster meanwhile: keep it otherwise idle).
+ * cluster meanwhile: keep it otherwise idle); `historyMs`, what filling the history took (null without).
  */
 export async function measureChain(mode, rep, bin, opts) {
   const load0 = loadavg();
@@ -60,7 +62,8 @@ export async function measureChain(mode, rep, bin, opts) {
     serverOptions,
     (csv) => chainSpec(csv, opts.shape),
     async (setup) => {
-      const { server, http, events, pipeline, spec, pgdb } = setup;
+      const { server, http, events, pipeline, spec, pgdb, db } = setup;
+      const historyMs = opts.history > 0 ? await fillHistory({ http, db, runs: opts.history }) : null;
       const m = {
         health: [],
         trigger: [],
@@ -120,6 +123,7 @@ export async function measureChain(mode, rep, bin, opts) {
         cpuMsPerRun,
         mainCpuMsPerRun,
         walKiB,
+        historyMs,
         load0,
         load1: loadavg(),
         nodes: spec.nodes.length,
@@ -133,7 +137,8 @@ export async function measureChain(mode, rep, bin, opts) {
  * One fresh server and database for one repetition (`mode`: sqlite | postgres; `bin`: another checkout's sluice;
  * `nodeArgs` and `env` for its process; `auth`: none | token, see `signIn`), holding the pipeline `specOf(csv)` (`csv`:
  * a 20-row orders file in its state directory), and a WebSocket collecting that pipeline's events. Calls
- * `fn({ server, http, events, pipeline, spec, pgdb, dir })`, then stops the server and removes what it made.
+ * `fn({ server, http, events, pipeline, spec, pgdb, db, dir })` (`db`: what the server was given, the SQLite file or the
+ * PostgreSQL URL), then stops the server and removes what it made.
  */
 export async function withPipelineServer({ mode, bin, nodeArgs = [], env = {}, auth = "none" }, specOf, fn) {
   const dir = tmpDir("sluice-bench-http-");
@@ -150,7 +155,7 @@ export async function withPipelineServer({ mode, bin, nodeArgs = [], env = {}, a
     const spec = specOf(csv);
     const pipeline = await http.post("/api/pipelines", spec);
     events = await eventCollector(server.url, pipeline.id, http.token);
-    return await fn({ server, http, events, pipeline, spec, pgdb, dir });
+    return await fn({ server, http, events, pipeline, spec, pgdb, db, dir });
   } finally {
     events?.close();
     await http?.close().catch(() => undefined);

@@ -146,23 +146,33 @@ export function reproduceCommand(mode) {
 /** The `sluice` of another built checkout: a baseline to compare with (`--baseline DIR`). */
 export const binOf = (checkout) => path.resolve(checkout, "packages/server-koa/bin/sluice.js");
 
+/** `--baseline empty`: the baseline is this checkout on a database without the history of `--history N`. */
+export const EMPTY_BASELINE = "empty";
+
 /**
  * Runs `once(mode, rep, bin)` `opts.reps` times for each database of `opts.db` (sqlite, postgres or both); with
- * `opts.baseline` (another built checkout) its server runs
- * first in each repetition. Then `report(mode, results, label)` for the baseline's results and this checkout's,
+ * `opts.baseline` (another built checkout) its server runs first in each repetition, or with `opts.baseline` "empty"
+ * (scripts with `--history`) this checkout's on a database without history (`once(mode, rep, BIN, { history: 0 })`).
+ * Then `report(mode, results, label)` for the baseline's results and this checkout's,
  * `compare(mode, results, baselineResults)` when there is a baseline, and `after(mode, results)`. An unreachable
  * PostgreSQL skips that mode with a line saying so.
  */
 export async function eachMode(opts, { once, report, compare, after }) {
   const { reps, baseline } = opts;
   const modes = opts.db === "both" ? ["sqlite", "postgres"] : [opts.db];
-  const baselineBin = baseline ? binOf(baseline) : null;
+  const empty = baseline === EMPTY_BASELINE;
+  if (empty && !(opts.history > 0)) throw new Error("--baseline empty compares with --history N: give both");
+  const baselineOnce = empty
+    ? (mode, rep) => once(mode, rep, BIN, { history: 0 })
+    : baseline
+      ? (mode, rep) => once(mode, rep, binOf(baseline))
+      : null;
   for (const mode of modes) {
     const results = [];
     const before = [];
     try {
       for (let rep = 1; rep <= reps; rep++) {
-        if (baselineBin) before.push(await once(mode, rep, baselineBin));
+        if (baselineOnce) before.push(await baselineOnce(mode, rep));
         results.push(await once(mode, rep));
       }
     } catch (e) {
@@ -172,9 +182,10 @@ export async function eachMode(opts, { once, report, compare, after }) {
       }
       throw e;
     }
-    if (baselineBin) report(mode, before, `BASELINE (${baseline}) `);
-    report(mode, results, baselineBin ? "THIS CHECKOUT " : "");
-    if (baselineBin) compare(mode, results, before);
+    const label = empty ? `WITH ${opts.history} RUNS OF HISTORY ` : "THIS CHECKOUT ";
+    if (baselineOnce) report(mode, before, empty ? "BASELINE (no history) " : `BASELINE (${baseline}) `);
+    report(mode, results, baselineOnce ? label : "");
+    if (baselineOnce) compare(mode, results, before);
     after(mode, results);
   }
 }
