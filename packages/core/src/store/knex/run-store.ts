@@ -7,6 +7,7 @@ import type { ClaimedRun, RunClaim, RunStateBatch, RunStore } from "../ports.js"
 import { ARRAY_INSERT_ROWS, insertRows } from "./array-rows.js";
 import { BatchStatements } from "./batch-statements.js";
 import { oneStatementBatch } from "./one-statement-batch.js";
+import { PgPlanRefresh } from "./pg-plan-refresh.js";
 import { PgStatements, pgTemplate, type PgTemplate } from "./pg-statements.js";
 import {
   batchRows,
@@ -227,11 +228,42 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
       .update(claimedFields(owner, nowIso), [...RUN_COLUMNS, "epoch", knex.raw(ATTEMPTED)] as unknown as string[]);
   /** PostgreSQL: the statements every run executes go to the driver, compiled once (pg-statements.ts). */
   const direct = dialect.namedStatements ? new PgStatements(knex) : null;
+  /** Their plans, made anew as the runs written make the tables grow (pg-plan-refresh.ts). */
+  const planRefresh = direct ? new PgPlanRefresh(knex) : null;
   let claimTemplate: PgTemplate<keyof typeof CLAIM_MARKERS> | null = null;
+
+  async function writeRunState(batch: RunStateBatch) {
+    const { runs = [], nodeRuns, logs, outputs, transitions = [], events = [] } = batch;
+    if (runs.length + nodeRuns.length + logs.length + outputs.length + transitions.length + events.length === 0)
+      return { moved: [], seqs: [], refused: [] };
+    const claims = claimsOf(batch);
+    // PostgreSQL: the claim check, the writes and the ends' events in one prepared statement where they fit
+    const one = direct && dialect.arrayRows ? oneStatementBatch(knex, direct, batch, claims) : null;
+    if (one) return one();
+    // nothing to fence (new runs, events of a claim): the writes are made once, and when they are one statement
+    // they need no transaction, which saves two round trips
+    const unfenced = claims.size === 0 ? batchWrites(batch) : null;
+    const announced = (batch.transitions ?? []).some((t) => t.event);
+    if (unfenced && unfenced.statements.statementCount() === 1 && !unfenced.after && !announced) {
+      await unfenced.statements.run(knex);
+      return { moved: unfenced.moved, seqs: unfenced.seqs, refused: [] };
+    }
+    return knex.transaction(async (trx) => {
+      const refused = await refusedClaims(trx, claims);
+      const { statements, moved, seqs, after } = unfenced ?? batchWrites(withoutRuns(batch, refused));
+      await statements.run(trx);
+      await after?.(trx);
+      // the events announcing the moves, once it is known which runs moved
+      const ends = eventsOfMoved(transitions, moved);
+      if (ends.length > 0) seqs.push(...(await appendEvents(trx, dialect, ends)));
+      return { moved, seqs, refused: [...refused] };
+    });
+  }
 
   return {
     async insert(runs) {
       await insertChunked(knex, "runs", runs.map(runToRow));
+      planRefresh?.runsWritten(runs.length);
     },
 
     async get(id) {
@@ -367,31 +399,9 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
     },
 
     async writeBatch(batch) {
-      const { runs = [], nodeRuns, logs, outputs, transitions = [], events = [] } = batch;
-      if (runs.length + nodeRuns.length + logs.length + outputs.length + transitions.length + events.length === 0)
-        return { moved: [], seqs: [], refused: [] };
-      const claims = claimsOf(batch);
-      // PostgreSQL: the claim check, the writes and the ends' events in one prepared statement where they fit
-      const one = direct && dialect.arrayRows ? oneStatementBatch(knex, direct, batch, claims) : null;
-      if (one) return one();
-      // nothing to fence (new runs, events of a claim): the writes are made once, and when they are one statement
-      // they need no transaction, which saves two round trips
-      const unfenced = claims.size === 0 ? batchWrites(batch) : null;
-      const announced = (batch.transitions ?? []).some((t) => t.event);
-      if (unfenced && unfenced.statements.statementCount() === 1 && !unfenced.after && !announced) {
-        await unfenced.statements.run(knex);
-        return { moved: unfenced.moved, seqs: unfenced.seqs, refused: [] };
-      }
-      return knex.transaction(async (trx) => {
-        const refused = await refusedClaims(trx, claims);
-        const { statements, moved, seqs, after } = unfenced ?? batchWrites(withoutRuns(batch, refused));
-        await statements.run(trx);
-        await after?.(trx);
-        // the events announcing the moves, once it is known which runs moved
-        const ends = eventsOfMoved(transitions, moved);
-        if (ends.length > 0) seqs.push(...(await appendEvents(trx, dialect, ends)));
-        return { moved, seqs, refused: [...refused] };
-      });
+      const result = await writeRunState(batch);
+      planRefresh?.runsWritten(batch.runs?.length ?? 0);
+      return result;
     },
 
     async nodeRuns(runId) {
