@@ -69,6 +69,22 @@ describe.runIf(postgres)("postgres: the hot statements' plans are made anew as t
     expect(await analyzed(s, "runs")).toBe(2);
   });
 
+  it("leaves a database alone whose runs were last analyzed at 131,072 rows or more", async () => {
+    const s = await open();
+    await s.knex.raw(
+      `insert into runs (id, pipeline_id, status, trigger, params, created_at)
+       select 'old-' || g, 'old-p', 'success', 'manual', '{}', '${T0}' from generate_series(1, 131072) as g`,
+    );
+    await s.knex.raw("analyze runs");
+    const refresh = new PgPlanRefresh(s.knex);
+    refresh.runsWritten(256);
+    await refresh.settled();
+    refresh.runsWritten(100_000);
+    await refresh.settled();
+    expect(await analyzed(s, "runs")).toBe(1); // the test's own
+    expect(await analyzed(s, "node_runs")).toBe(0);
+  });
+
   it("the store counts the runs it writes: a trigger's batch and an insert", async () => {
     const s = await open();
     const runs = Array.from({ length: 256 }, (_, i) => pendingRun(`pr-${i}`, { pipeline_id: "pr-p", created_at: T0 }));
