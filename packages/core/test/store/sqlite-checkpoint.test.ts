@@ -1,7 +1,10 @@
 import fs from "node:fs";
+import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { createKnexStore } from "../../src/store/knex/create-knex-store.js";
+import { SqliteCheckpointer } from "../../src/store/knex/sqlite-checkpointer.js";
 import { createTestDatabase, type TestDatabase } from "../../../../test-support/databases.js";
+import { pollUntil } from "../../../../test-support/poll.js";
 
 const dbs: TestDatabase[] = [];
 afterAll(async () => {
@@ -47,4 +50,47 @@ describe("the SQLite store's write-ahead log", () => {
       await reopened.close();
     }
   }, 30_000);
+
+  it("under writes that never stop, starts again from its beginning instead of growing with them", async () => {
+    const db = await createTestDatabase("sqlite");
+    dbs.push(db);
+    const file = db.url.replace(/^sqlite:/, "");
+    // the server's connection as the store opens it: the log checkpointed by the thread alone
+    const writer = new Database(file);
+    writer.pragma("journal_mode = WAL");
+    writer.pragma("wal_autocheckpoint = 0");
+    writer.pragma("synchronous = NORMAL");
+    writer.pragma("busy_timeout = 5000");
+    writer.exec("create table t (x blob)");
+    const failures: string[] = [];
+    // small settings, so that a test writes what a server under load writes in minutes: the log is started again
+    // once it holds 256 frames (1 MiB), and its file never emptied (TRUNCATE, the other way to keep it small)
+    const checkpointer = new SqliteCheckpointer(file, (reason) => failures.push(reason), {
+      intervalMs: 20,
+      restartFrames: 256,
+      truncateBytes: Number.MAX_SAFE_INTEGER,
+    });
+    const insert = writer.prepare("insert into t values (?)");
+    const blob = Buffer.alloc(64 * 1024, 7);
+    let largest = 0;
+    try {
+      // the thread at work: a first row copied into the database file
+      const empty = fileSize(file);
+      insert.run(blob);
+      await pollUntil(() => (fileSize(file) >= empty + blob.length ? true : undefined), { timeoutMs: 20_000 });
+      // 96 MiB more, one transaction after another, a millisecond between them as a server at full load leaves
+      for (let i = 0; i < 1536; i++) {
+        insert.run(blob);
+        if (i % 8 === 0) largest = Math.max(largest, fileSize(`${file}-wal`));
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+    } finally {
+      await checkpointer.close();
+    }
+    expect(failures).toEqual([]);
+    // a log never started again holds nearly all of the 96 MiB written
+    expect(largest).toBeLessThan(40 * 1024 * 1024);
+    expect((writer.prepare("select count(*) as n from t").get() as { n: number }).n).toBe(1537);
+    writer.close();
+  }, 60_000);
 });

@@ -1,9 +1,20 @@
 import { Worker } from "node:worker_threads";
 import { bundledScript } from "../../bundled-script.js";
 
-/** How often the log is copied back, and the size above which it is emptied. */
-const CHECKPOINT_EVERY_MS = 500;
-const TRUNCATE_ABOVE_BYTES = 256 * 1024 * 1024;
+/** How often the log is copied back, when it is started again from its beginning, and when its file is emptied. */
+export interface CheckpointSettings {
+  intervalMs: number;
+  /** Frames (pages, 4 KiB by default) the log may hold before it is started again (`wal_checkpoint(RESTART)`). */
+  restartFrames: number;
+  /** Bytes the log's file may reach before it is emptied (`wal_checkpoint(TRUNCATE)`). */
+  truncateBytes: number;
+}
+
+const DEFAULT_SETTINGS: CheckpointSettings = {
+  intervalMs: 500,
+  restartFrames: 16_384,
+  truncateBytes: 256 * 1024 * 1024,
+};
 
 /**
  * Checkpoints the WAL of the server's SQLite database in a worker thread (`sqlite-checkpoint-thread.mjs`). The
@@ -15,7 +26,7 @@ export class SqliteCheckpointer {
   private readonly exited: Promise<void>;
   private closing = false;
 
-  constructor(filename: string, onFailure: (reason: string) => void) {
+  constructor(filename: string, onFailure: (reason: string) => void, settings: CheckpointSettings = DEFAULT_SETTINGS) {
     const script = bundledScript(
       import.meta.url,
       "sqlite-checkpoint-thread.mjs",
@@ -23,7 +34,7 @@ export class SqliteCheckpointer {
       "the SQLite checkpoint script",
     );
     this.worker = new Worker(script, {
-      workerData: { filename, intervalMs: CHECKPOINT_EVERY_MS, truncateBytes: TRUNCATE_ABOVE_BYTES },
+      workerData: { filename, ...settings },
     });
     this.worker.unref();
     this.worker.on("message", (m: { t: string; message?: string }) => {
