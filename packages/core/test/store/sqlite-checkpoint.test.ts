@@ -93,4 +93,44 @@ describe("the SQLite store's write-ahead log", () => {
     expect((writer.prepare("select count(*) as n from t").get() as { n: number }).n).toBe(1537);
     writer.close();
   }, 60_000);
+
+  it("never makes the server's writes wait for a reader that holds the log", async () => {
+    const db = await createTestDatabase("sqlite");
+    dbs.push(db);
+    const file = db.url.replace(/^sqlite:/, "");
+    const writer = new Database(file);
+    writer.pragma("journal_mode = WAL");
+    writer.pragma("wal_autocheckpoint = 0");
+    // a write that waits a second for the database fails: what a checkpoint holding it for a reader would do
+    writer.pragma("busy_timeout = 1000");
+    writer.exec("create table t (x blob)");
+    const insert = writer.prepare("insert into t values (?)");
+    const blob = Buffer.alloc(64 * 1024, 7);
+    insert.run(blob);
+    const failures: string[] = [];
+    // the log started again, and its file emptied, after every write: both are tried on every round
+    const checkpointer = new SqliteCheckpointer(file, (reason) => failures.push(reason), {
+      intervalMs: 20,
+      restartFrames: 1,
+      truncateBytes: 1,
+    });
+    // an operator's shell in the middle of a read, or a backup: a transaction on the log as it is now
+    const reader = new Database(file, { readonly: true });
+    reader.exec("begin");
+    reader.prepare("select count(*) from t").get();
+    try {
+      // writes for a second and more while the reader holds the log: none may wait for it
+      for (let i = 0; i < 200; i++) {
+        insert.run(blob);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    } finally {
+      reader.exec("commit");
+      reader.close();
+      await checkpointer.close();
+    }
+    expect(failures).toEqual([]);
+    expect((writer.prepare("select count(*) as n from t").get() as { n: number }).n).toBe(201);
+    writer.close();
+  }, 60_000);
 });

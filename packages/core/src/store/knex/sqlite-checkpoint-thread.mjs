@@ -7,7 +7,9 @@ import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
 
 const db = new Database(workerData.filename);
-db.pragma("busy_timeout = 5000");
+// no waiting: a RESTART or TRUNCATE that waited for a reader (an operator's shell, a backup) would hold the server's
+// writes meanwhile. One that finds the database busy copies what it can, and the next one, 500 ms later, tries again
+db.pragma("busy_timeout = 0");
 
 function checkpoint() {
   try {
@@ -18,8 +20,7 @@ function checkpoint() {
     // start the log again from its beginning; the file keeps its size and is written over
     const [{ log }] = db.pragma("wal_checkpoint(PASSIVE)");
     if (log > workerData.restartFrames) db.pragma("wal_checkpoint(RESTART)");
-    // a file that has grown large anyway (a reader held the log) is emptied: TRUNCATE waits for a gap between the
-    // server's transactions
+    // a file that has grown large anyway (a reader held the log) is emptied, when the server is between transactions
     if (walBytes() > workerData.truncateBytes) db.pragma("wal_checkpoint(TRUNCATE)");
   } catch (e) {
     parentPort.postMessage({ t: "error", message: e instanceof Error ? e.message : String(e) });
