@@ -9,10 +9,9 @@ const postgres = (await testDialects()).includes("postgres");
 
 /*
  * PostgreSQL plans a named statement once per connection and keeps the plan until the tables' statistics change, so
- * plans made while `runs` held a few rows went on reading it whole as it grew (on this machine, whose PostgreSQL runs
- * without autovacuum, 20,000 runs went at 350 runs/s against 915 with the refresh: bench/http-throughput.mjs). What
- * must hold: the process analyzes `runs` and `node_runs` itself once it has written 256 runs and at every doubling of
- * that, one ANALYZE at a time, and stops once the tables are large (131,072 runs written).
+ * plans made while `runs` held a few rows went on reading it whole as it grew (docs/performance.md). What must hold:
+ * the process analyzes `runs` and `node_runs` itself once it has written 256 runs and at every doubling of that, one
+ * ANALYZE at a time, and stops once the tables are large (131,072 runs written, or `runs` last analyzed that large).
  */
 describe.runIf(postgres)("postgres: the hot statements' plans are made anew as the tables grow", () => {
   let db: TestDatabase | undefined;

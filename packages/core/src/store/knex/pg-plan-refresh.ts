@@ -12,14 +12,13 @@ const ANALYZED = "analyze runs, node_runs";
  * planned once per connection, and that plan is kept until the tables' statistics change: made while `runs` held a
  * few rows, the claim's and the batch's plans read it, and `node_runs`, whole (a scan is cheaper than an index on a
  * page or two), and went on doing so as they grew. Autovacuum gathers statistics only a minute or more after a
- * database is first written, so a new database ran ever slower until then: 2,000 runs at 788 runs/s, 20,000 at 427
- * (bench/http-throughput.mjs --runs 20000), each claim and batch reading every run. This process therefore analyzes
+ * database is first written (never where it is off), so a new database ran ever slower until then, each claim and
+ * batch reading every run (20,000 runs at less than half the speed: docs/performance.md). This process analyzes
  * those tables itself when it has written 256 runs, and again at every doubling of that up to 131,072: each ANALYZE
  * makes every connection plan its statements anew, for tables of the size they have then. Where `runs` was last
  * analyzed holding 131,072 rows or more (a database in use for long), it does nothing: an ANALYZE of large tables
  * costs PostgreSQL a sample of 30,000 rows each and every connection five plannings of each statement, for plans
- * that were right already (on a database with 200,000 runs of history, analyzing there cost the first 2,000 runs
- * a seventh of their throughput). It runs beside the runs' writes (it blocks no read or write), one at a time, waits
+ * that were right already. It runs beside the runs' writes (it blocks no read or write), one at a time, waits
  * at most a second for a lock (a VACUUM of the same table holds one), and a failure costs nothing but the refresh:
  * autovacuum does the same later.
  */
