@@ -32,6 +32,7 @@
 // client keeps its own). A fresh server is still compiling its hot code after 5 warm-up runs: compare --warmup 5
 // with --warmup 400 to see what the warm-up costs (docs/performance.md, "A fresh server's compiler").
 import { N, measureChain } from "./lib/chain-40.mjs";
+import { printHistoryFill } from "./lib/history.mjs";
 import { eachMode, median, mmm, parseArgs, startedAs, reproduceCommand } from "./lib/serve.mjs";
 
 const opts = parseArgs(process.argv.slice(2), {
@@ -73,14 +74,7 @@ function report(mode, results, label) {
   console.log(
     `\n${label}${mode}: chain of ${results[0].nodes} nodes (${opts.shape === "file" ? "source_file + " : ""}${N} transform), ${opts.runs} runs one at a time, median per repetition, ${results.length} fresh servers`,
   );
-  if (results[0].historyMs !== null)
-    console.log(
-      `  history filled in ${mmm(
-        results.map((r) => r.historyMs / 1000),
-        1,
-        " s",
-      )} (min/median/max)`,
-    );
+  printHistoryFill(results);
   for (const r of results)
     console.log(
       `  rep ${r.rep}: ${Object.entries(r.medians)

@@ -61,7 +61,7 @@ import {
   startedAs,
   reproduceCommand,
 } from "./lib/serve.mjs";
-import { fillHistory } from "./lib/history.mjs";
+import { fillHistory, printHistoryFill } from "./lib/history.mjs";
 
 const opts = parseArgs(process.argv.slice(2), {
   db: "both",
@@ -247,14 +247,7 @@ function report(mode, results, label = "") {
   console.log(
     `\n${label}${mode}: ${opts.runs} runs of '${opts.shape}' (${nodes} node${nodes > 1 ? "s" : ""}), ${opts.inflight} triggers in flight, max_concurrent_runs ${results[0].maxConcurrent}, ${results.length} fresh servers`,
   );
-  if (results[0].historyMs !== null)
-    console.log(
-      `  history filled in ${mmm(
-        results.map((r) => r.historyMs / 1000),
-        1,
-        " s",
-      )} (min/median/max)`,
-    );
+  printHistoryFill(results);
   for (const r of results) {
     const ok = r.byStatus.success === opts.runs + opts.warmup && r.failedEvents === 0;
     const store = (c) =>

@@ -1,7 +1,7 @@
 // A database with a past: before a benchmark measures, `fillHistory` gives its server's database the finished runs a
 // server that has been in use for months holds (runs are kept until an admin purges them), so the hot path is
 // measured against large tables and indexes, not only against an empty database.
-import { pgQuery } from "./serve.mjs";
+import { mmm, pgQuery } from "./serve.mjs";
 
 /** Seconds between two runs of the history: 200,000 runs reach back about 90 days. */
 const SPACING_S = 39;
@@ -74,4 +74,11 @@ export async function fillHistory({ http, db, runs }) {
   }
   if (copied !== runs) throw new Error(`history: ${copied} node runs copied, not ${runs}`);
   return Date.now() - t0;
+}
+
+/** The report's line on the history's filling, when the repetitions (`results`, each with `historyMs`) had one. */
+export function printHistoryFill(results) {
+  if (results[0].historyMs === null) return;
+  const seconds = results.map((r) => r.historyMs / 1000);
+  console.log(`  history filled in ${mmm(seconds, 1, " s")} (min/median/max)`);
 }

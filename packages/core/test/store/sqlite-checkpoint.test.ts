@@ -13,6 +13,23 @@ afterAll(async () => {
 
 const fileSize = (file: string) => (fs.existsSync(file) ? fs.statSync(file).size : 0);
 
+/**
+ * A new database's file and a connection to it as the store opens the server's (`busyTimeoutMs`: how long its writes
+ * wait for the database), its log checkpointed by the thread alone, holding a table `t (x blob)`.
+ */
+async function walWriter(busyTimeoutMs: number) {
+  const db = await createTestDatabase("sqlite");
+  dbs.push(db);
+  const file = db.url.replace(/^sqlite:/, "");
+  const writer = new Database(file);
+  writer.pragma("journal_mode = WAL");
+  writer.pragma("wal_autocheckpoint = 0");
+  writer.pragma("synchronous = NORMAL");
+  writer.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  writer.exec("create table t (x blob)");
+  return { file, writer };
+}
+
 /*
  * The server's SQLite connection never checkpoints its write-ahead log itself (a commit that does stalls the event
  * loop); a worker thread does. Without it, what is written would stay in the -wal file until the store closes.
@@ -52,16 +69,7 @@ describe("the SQLite store's write-ahead log", () => {
   }, 30_000);
 
   it("under writes that never stop, starts again from its beginning instead of growing with them", async () => {
-    const db = await createTestDatabase("sqlite");
-    dbs.push(db);
-    const file = db.url.replace(/^sqlite:/, "");
-    // the server's connection as the store opens it: the log checkpointed by the thread alone
-    const writer = new Database(file);
-    writer.pragma("journal_mode = WAL");
-    writer.pragma("wal_autocheckpoint = 0");
-    writer.pragma("synchronous = NORMAL");
-    writer.pragma("busy_timeout = 5000");
-    writer.exec("create table t (x blob)");
+    const { file, writer } = await walWriter(5000);
     const failures: string[] = [];
     // small settings, so that a test writes what a server under load writes in minutes: the log is started again
     // once it holds 256 frames (1 MiB), and its file never emptied (TRUNCATE, the other way to keep it small)
@@ -95,15 +103,8 @@ describe("the SQLite store's write-ahead log", () => {
   }, 60_000);
 
   it("never makes the server's writes wait for a reader that holds the log", async () => {
-    const db = await createTestDatabase("sqlite");
-    dbs.push(db);
-    const file = db.url.replace(/^sqlite:/, "");
-    const writer = new Database(file);
-    writer.pragma("journal_mode = WAL");
-    writer.pragma("wal_autocheckpoint = 0");
     // a write that waits a second for the database fails: what a checkpoint holding it for a reader would do
-    writer.pragma("busy_timeout = 1000");
-    writer.exec("create table t (x blob)");
+    const { file, writer } = await walWriter(1000);
     const insert = writer.prepare("insert into t values (?)");
     const blob = Buffer.alloc(64 * 1024, 7);
     insert.run(blob);
