@@ -415,15 +415,14 @@ export class SchedulerService {
     const out: SchedulerStatusEntry[] = [];
     for (const ref of refs) {
       if (!ref.schedule) continue;
-      const id = ref.id;
       out.push({
-        pipeline_id: id,
+        pipeline_id: ref.id,
         pipeline_name: ref.name,
         schedule: ref.schedule,
         timezone: ref.schedule_timezone ?? "UTC",
         enabled: ref.enabled,
         next_run: nextRunAt(ref, now)?.toISOString() ?? null,
-        last_run: lastRunAt.get(id) ?? null,
+        last_run: lastRunAt.get(ref.id) ?? null,
       });
     }
     return out;
