@@ -58,6 +58,7 @@ const LABELS = {
   wsDone: "WS run.completed after POST",
   toStart: "  of which POST to started_at",
   afterEnd: "  of which finished_at to run.completed",
+  mainWait: "server's main thread waiting for a CPU",
 };
 const TARGETS = {
   health: "none",
@@ -68,6 +69,7 @@ const TARGETS = {
   wsDone: "≤ 12 ms",
   toStart: "none",
   afterEnd: "none",
+  mainWait: "none",
 };
 
 function report(mode, results, label) {

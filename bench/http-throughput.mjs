@@ -19,6 +19,7 @@
 //
 // Options: --db sqlite|postgres|both (both)  --shape transform|file|file+transform  --runs 2000  --inflight 64
 //          --reps 3  --warmup 20  --max-concurrent-runs N  --cpu-prof DIR (server runs with --cpu-prof)
+//          --server-node-args "FLAGS" (Node/V8 flags for the server's process only, space-separated, e.g. "--trace-gc")
 //          --auth none|token (none: open mode; token: a user is created and every request carries its token)
 //          --history N (before the warm-up, the database is given N finished runs of another pipeline, one every 39 s
 //          back from now, as a server in use for months holds them: bench/lib/history.mjs)
@@ -31,6 +32,8 @@
 // to the last completion, over the runs measured, of all its threads and of its main thread (the event loop, without
 // V8's garbage-collection and compiler threads, the thread pool and the SQLite checkpoint thread). Unlike runs/s it
 // hardly depends on what else the machine runs.
+// Main thread waiting for a CPU: the time the event loop was ready to run but both cores were busy with other threads
+// (V8's compiler and collector, the client, PostgreSQL), from /proc/PID/task/PID/schedstat, per run measured.
 // Event-loop delay: prom-client's nodejs_eventloop_lag_max_seconds (monitorEventLoopDelay, 10 ms resolution,
 // reset by each scrape; scraped just before the first trigger and just after the last completion). The histogram
 // records whole timer intervals, so an idle loop reads ≈ 10 ms: the stall is max − 10 ms.
@@ -39,7 +42,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import {
   ORDER_RULES,
-  cpuProfArgs,
+  serverNodeArgs,
   eachMode,
   createPgDatabase,
   eventCollector,
@@ -53,6 +56,7 @@ import {
   signIn,
   quantile,
   cpuSeconds,
+  mainThreadWaitSeconds,
   rssSampler,
   startServer,
   storeCounts,
@@ -72,6 +76,7 @@ const opts = parseArgs(process.argv.slice(2), {
   warmup: 20,
   "max-concurrent-runs": "",
   "cpu-prof": "",
+  "server-node-args": "",
   "count-sql": false,
   baseline: "",
   auth: "none",
@@ -103,7 +108,7 @@ async function once(mode, rep, bin, { history = opts.history } = {}) {
   const pgdb = mode === "postgres" ? await createPgDatabase() : null;
   const db = pgdb ? pgdb.url : path.join(dir, "sluice.db");
   const serveArgs = opts["max-concurrent-runs"] ? ["--max-concurrent-runs", String(opts["max-concurrent-runs"])] : [];
-  const nodeArgs = cpuProfArgs(opts["cpu-prof"]);
+  const nodeArgs = serverNodeArgs(opts);
   const env = {};
   const countsFile = path.join(dir, "sql-counts.json");
   if (opts["count-sql"]) {
@@ -147,6 +152,7 @@ async function once(mode, rep, bin, { history = opts.history } = {}) {
     const t0 = performance.now();
     const cpu0 = cpuSeconds([server.pid]);
     const mainCpu0 = cpuSeconds([server.pid], { mainThread: true });
+    const wait0 = mainThreadWaitSeconds(server.pid);
     await Promise.all(
       Array.from({ length: opts.inflight }, async () => {
         while (next < opts.runs) {
@@ -164,6 +170,7 @@ async function once(mode, rep, bin, { history = opts.history } = {}) {
     const tDone = largest(ids.map((id) => events.terminal.get(id).t));
     const cpuMsPerRun = ((cpuSeconds([server.pid]) - cpu0) * 1000) / opts.runs;
     const mainCpuMsPerRun = ((cpuSeconds([server.pid], { mainThread: true }) - mainCpu0) * 1000) / opts.runs;
+    const waitMsPerRun = ((mainThreadWaitSeconds(server.pid) - wait0) * 1000) / opts.runs;
     const eld = await eventLoopDelay(http);
     const rssPeak = rss.peak(t0, performance.now());
     const countsNow = await storeCounts(db, pipeline.id);
@@ -210,6 +217,7 @@ async function once(mode, rep, bin, { history = opts.history } = {}) {
       triggerMs: (tTriggered - t0) / 1000,
       cpuMsPerRun,
       mainCpuMsPerRun,
+      waitMsPerRun,
       trigMedian: median(latencies),
       trigP99: quantile(latencies, 0.99),
       rssPeakMiB: rssPeak / MiB,
@@ -254,7 +262,8 @@ function report(mode, results, label = "") {
       `runs ${JSON.stringify(c.runs)} node_runs ${JSON.stringify(c.node_runs)} logs ${c.logs.n ?? 0} outputs ${JSON.stringify(c.outputs)}`;
     console.log(
       `  rep ${r.rep}: ${r.runsPerS.toFixed(0)} runs/s (server-side created→finished ${r.serverRunsPerS.toFixed(0)} runs/s; triggering took ${r.triggerMs.toFixed(2)} s), ` +
-        `server CPU ${r.cpuMsPerRun.toFixed(2)} ms per run (main thread ${r.mainCpuMsPerRun.toFixed(2)}), ` +
+        `server CPU ${r.cpuMsPerRun.toFixed(2)} ms per run (main thread ${r.mainCpuMsPerRun.toFixed(2)}, ` +
+        `waiting for a CPU ${r.waitMsPerRun.toFixed(2)}), ` +
         `trigger answered median ${r.trigMedian.toFixed(2)} ms p99 ${r.trigP99.toFixed(2)} ms, RSS peak ${r.rssPeakMiB.toFixed(0)} MiB, ` +
         `event-loop delay max ${r.eldMax.toFixed(1)} ms (p99 ${r.eldP99.toFixed(1)} ms), ` +
         `at most ${r.peakExecuting} runs executing at once, ${ok ? "all success" : `NOT ALL SUCCESS ${JSON.stringify(r.byStatus)}`}; loadavg ${r.load0} → ${r.load1}`,
@@ -278,6 +287,9 @@ function report(mode, results, label = "") {
   console.log(`  server CPU per run          min/median/max ${mmm(pick("cpuMsPerRun"), 2, " ms")} (all threads)`);
   console.log(
     `    of which main thread      min/median/max ${mmm(pick("mainCpuMsPerRun"), 2, " ms")} (the event loop)`,
+  );
+  console.log(
+    `  main thread waiting for CPU min/median/max ${mmm(pick("waitMsPerRun"), 2, " ms")} per run (runnable, the cores busy)`,
   );
   console.log(`  trigger answered median     min/median/max ${mmm(pick("trigMedian"), 2, " ms")}`);
   console.log(`  trigger answered p99        min/median/max ${mmm(pick("trigP99"), 2, " ms")}`);

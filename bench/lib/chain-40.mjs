@@ -5,8 +5,9 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fillHistory } from "./history.mjs";
 import {
-  cpuProfArgs,
+  serverNodeArgs,
   cpuSeconds,
+  mainThreadWaitSeconds,
   createPgDatabase,
   eventCollector,
   httpClient,
@@ -48,7 +49,9 @@ export function chainSpec(csv, shape = "file") {
  * `opts.warmup` runs, then `opts.runs` runs triggered one at a time, each after a 20 ms pause. Returns the medians
  * and every measured value (ms) of: health, trigger, serverSide, firstNode, wsFirstNode, wsDone, toStart (the POST sent to
  * the run's started_at) and afterEnd (the run's finished_at to its run.completed seen: its last batch committed and
- * its events delivered; both read against the client's wall clock, which the server's shares); `cpuMsPerRun` and
+ * its events delivered; both read against the client's wall clock, which the server's shares), mainWait (how long
+ * the server's main thread was runnable but waiting for a CPU from the POST to run.completed, mainThreadWaitSeconds;
+ * wsDone less that is what the run would take on cores of its own); `cpuMsPerRun` and
  * `mainCpuMsPerRun`, the server's CPU time (user + system, /proc) per measured run with its GET /health and
  * GET /runs/{id}, of all its threads and of its main thread (the event loop; less at the mercy of the machine's other
  * load than the times are); on PostgreSQL also `walKiB`, the write-ahead log written per measured run (by the whole
@@ -56,7 +59,7 @@ export function chainSpec(csv, shape = "file") {
  */
 export async function measureChain(mode, rep, bin, opts) {
   const load0 = loadavg();
-  const nodeArgs = [...cpuProfArgs(opts["cpu-prof"]), ...(opts["server-node-args"] ?? "").split(" ").filter(Boolean)];
+  const nodeArgs = serverNodeArgs(opts);
   const serverOptions = { mode, bin, nodeArgs, auth: opts.auth };
   return withPipelineServer(
     serverOptions,
@@ -73,6 +76,7 @@ export async function measureChain(mode, rep, bin, opts) {
         wsDone: [],
         toStart: [],
         afterEnd: [],
+        mainWait: [],
       };
       const pause = () => new Promise((r) => setTimeout(r, 20)); // the run's batched writes go out; the server idles
       let walStart = 0;
@@ -89,11 +93,13 @@ export async function measureChain(mode, rep, bin, opts) {
         await http.call("GET", "/health");
         const health = performance.now() - h0;
         await pause();
+        const wait0 = mainThreadWaitSeconds(server.pid);
         const t0 = performance.now();
         const res = await http.call("POST", `/api/pipelines/${pipeline.id}/run`, { params: {} });
         const tAnswer = performance.now();
         const { id } = res.json();
         const end = await events.waitForRun(id);
+        const waitMs = (mainThreadWaitSeconds(server.pid) - wait0) * 1000;
         if (end.type !== "run.completed") throw new Error(`run ${id} ended ${end.type}: ${end.error}`);
         const run = await http.get(`/api/runs/${id}`);
         if (run.status !== "success" || run.node_runs.length !== spec.nodes.length)
@@ -109,6 +115,7 @@ export async function measureChain(mode, rep, bin, opts) {
         // wsDone is toStart + serverSide + afterEnd, to the servers' timestamps' millisecond
         m.toStart.push(Date.parse(run.started_at) - (performance.timeOrigin + t0));
         m.afterEnd.push(performance.timeOrigin + end.t - Date.parse(run.finished_at));
+        m.mainWait.push(waitMs);
         await pause();
       }
       const cpuMsPerRun = ((cpuSeconds([server.pid]) - cpuStart) * 1000) / opts.runs;

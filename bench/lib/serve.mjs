@@ -105,6 +105,20 @@ export function cpuSeconds(pids, { mainThread = false } = {}) {
   return ticks / 100; // USER_HZ
 }
 
+/**
+ * Seconds the main thread of process `pid` has spent so far runnable but waiting for a CPU (the second field of
+ * Linux's /proc/PID/task/PID/schedstat, in ns; 0 where the kernel does not keep it): the part of an event-loop delay
+ * that was not the server's own work but the machine's cores busy with other threads (V8's compiler, the client,
+ * the database).
+ */
+export function mainThreadWaitSeconds(pid) {
+  try {
+    return Number(fs.readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").split(" ")[1]) / 1e9;
+  } catch {
+    return 0; // the process ended, or no schedstat
+  }
+}
+
 /** Samples VmRSS of `pid` every `everyMs`; `peak(from, to)` is the largest sample taken in that window. */
 export function rssSampler(pid, everyMs = 100) {
   const samples = [];
@@ -260,6 +274,15 @@ export function cpuProfArgs(dir, intervalUs) {
     `--cpu-prof-dir=${path.resolve(dir)}`,
   ];
 }
+
+/**
+ * The server process's own Node options from a script's options: `--cpu-prof DIR` (cpuProfArgs) and
+ * `--server-node-args "FLAGS"` (space-separated Node/V8 flags, e.g. "--trace-gc"; the client keeps its own).
+ */
+export const serverNodeArgs = (opts) => [
+  ...cpuProfArgs(opts["cpu-prof"]),
+  ...(opts["server-node-args"] ?? "").split(" ").filter(Boolean),
+];
 
 /** A keep-alive HTTP client (undici) for one server. */
 export function httpClient(base, connections = 64) {
