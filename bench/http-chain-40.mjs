@@ -29,8 +29,9 @@
 // from now, as a server in use for months holds them: bench/lib/history.mjs) --baseline empty (with --history: each
 // repetition also runs a server on a database without that history first, and the report adds history/empty ratios).
 // --server-node-args "FLAGS" (Node/V8 flags for the server's process only, space-separated, e.g. "--trace-opt"; the
-// client keeps its own). A fresh server is still compiling its hot code after 5 warm-up runs: compare --warmup 5
-// with --warmup 400 to see what the warm-up costs (docs/performance.md, "A fresh server's compiler").
+// client keeps its own); --keep-server-log DIR keeps what they print, each server's log as DIR/server-PID.log.
+// A fresh server is still compiling its hot code after 5 warm-up runs: compare --warmup 5 with --warmup 400 to see
+// what the warm-up costs (docs/performance.md, "A fresh server's compiler").
 import { N, measureChain } from "./lib/chain-40.mjs";
 import { printHistoryFill } from "./lib/history.mjs";
 import { eachMode, median, mmm, parseArgs, startedAs, reproduceCommand } from "./lib/serve.mjs";
@@ -45,6 +46,7 @@ const opts = parseArgs(process.argv.slice(2), {
   "cpu-prof": "",
   auth: "none",
   "server-node-args": "",
+  "keep-server-log": "",
   history: 0,
 });
 const once = (mode, rep, bin, over = {}) => measureChain(mode, rep, bin, { ...opts, ...over });

@@ -20,6 +20,7 @@
 // Options: --db sqlite|postgres|both (both)  --shape transform|file|file+transform  --runs 2000  --inflight 64
 //          --reps 3  --warmup 20  --max-concurrent-runs N  --cpu-prof DIR (server runs with --cpu-prof)
 //          --server-node-args "FLAGS" (Node/V8 flags for the server's process only, space-separated, e.g. "--trace-gc")
+//          --keep-server-log DIR (each server's log copied to DIR/server-PID.log when it stops)
 //          --auth none|token (none: open mode; token: a user is created and every request carries its token)
 //          --history N (before the warm-up, the database is given N finished runs of another pipeline, one every 39 s
 //          back from now, as a server in use for months holds them: bench/lib/history.mjs)
@@ -77,6 +78,7 @@ const opts = parseArgs(process.argv.slice(2), {
   "max-concurrent-runs": "",
   "cpu-prof": "",
   "server-node-args": "",
+  "keep-server-log": "",
   "count-sql": false,
   baseline: "",
   auth: "none",
@@ -116,7 +118,7 @@ async function once(mode, rep, bin, { history = opts.history } = {}) {
     env.SLUICE_BENCH_SQL_COUNTS = countsFile;
   }
   const load0 = loadavg();
-  const server = await startServer({ dir, db, serveArgs, nodeArgs, env, bin });
+  const server = await startServer({ dir, db, serveArgs, nodeArgs, env, bin, keepLogIn: opts["keep-server-log"] });
   const rss = rssSampler(server.pid, 100);
   const http = httpClient(server.url, opts.inflight);
   let events;

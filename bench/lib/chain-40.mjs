@@ -60,7 +60,7 @@ export function chainSpec(csv, shape = "file") {
 export async function measureChain(mode, rep, bin, opts) {
   const load0 = loadavg();
   const nodeArgs = serverNodeArgs(opts);
-  const serverOptions = { mode, bin, nodeArgs, auth: opts.auth };
+  const serverOptions = { mode, bin, nodeArgs, auth: opts.auth, keepLogIn: opts["keep-server-log"] };
   return withPipelineServer(
     serverOptions,
     (csv) => chainSpec(csv, opts.shape),
@@ -142,12 +142,12 @@ export async function measureChain(mode, rep, bin, opts) {
 
 /**
  * One fresh server and database for one repetition (`mode`: sqlite | postgres; `bin`: another checkout's sluice;
- * `nodeArgs` and `env` for its process; `auth`: none | token, see `signIn`), holding the pipeline `specOf(csv)` (`csv`:
+ * `nodeArgs` and `env` for its process; `auth`: none | token, see `signIn`; `keepLogIn`, see startServer), holding the pipeline `specOf(csv)` (`csv`:
  * a 20-row orders file in its state directory), and a WebSocket collecting that pipeline's events. Calls
  * `fn({ server, http, events, pipeline, spec, pgdb, db, dir })` (`db`: what the server was given, the SQLite file or the
  * PostgreSQL URL), then stops the server and removes what it made.
  */
-export async function withPipelineServer({ mode, bin, nodeArgs = [], env = {}, auth = "none" }, specOf, fn) {
+export async function withPipelineServer({ mode, bin, nodeArgs = [], env = {}, auth = "none", keepLogIn }, specOf, fn) {
   const dir = tmpDir("sluice-bench-http-");
   const csv = writeOrdersCsv(dir);
   const pgdb = mode === "postgres" ? await createPgDatabase() : null;
@@ -156,7 +156,7 @@ export async function withPipelineServer({ mode, bin, nodeArgs = [], env = {}, a
   let http;
   let events;
   try {
-    server = await startServer({ dir, db, bin, nodeArgs, env });
+    server = await startServer({ dir, db, bin, nodeArgs, env, keepLogIn });
     http = httpClient(server.url, 4);
     await signIn(http, auth);
     const spec = specOf(csv);

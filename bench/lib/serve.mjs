@@ -207,10 +207,11 @@ export async function eachMode(opts, { once, report, compare, after }) {
 /**
  * Spawns `node [nodeArgs] packages/server-koa/bin/sluice.js serve --host 127.0.0.1 --port P --db DB [serveArgs]`
  * in `dir` (the state directory for server databases; `{dir}/files` is the first default file root for SQLite
- * too, because the database file lives in `dir`). Output goes to `{dir}/server.log`. `bin` replaces this checkout's
- * `sluice` (see {@link binOf}).
+ * too, because the database file lives in `dir`). Output goes to `{dir}/server.log`, copied on `stop()` to
+ * `{keepLogIn}/server-{pid}.log` when `keepLogIn` is given (a script's `--keep-server-log DIR`: what `--trace-opt` or
+ * `--trace-gc` printed outlives the state directory). `bin` replaces this checkout's `sluice` (see {@link binOf}).
  */
-export async function startServer({ dir, db, serveArgs = [], nodeArgs = [], env = {}, bin = BIN }) {
+export async function startServer({ dir, db, serveArgs = [], nodeArgs = [], env = {}, bin = BIN, keepLogIn = "" }) {
   const port = await freePort();
   const args = [...nodeArgs, bin, "serve", "--host", "127.0.0.1", "--port", String(port), "--db", db, ...serveArgs];
   const logPath = path.join(dir, "server.log");
@@ -235,7 +236,14 @@ export async function startServer({ dir, db, serveArgs = [], nodeArgs = [], env 
     logPath,
     command: `node ${args.map((a) => (a === bin ? path.relative(ROOT, bin) : a)).join(" ")}`,
     /** SIGTERM (graceful: the server flushes and closes; --cpu-prof writes its profile) and wait for the exit. */
-    stop: () => proc.stop(),
+    async stop() {
+      const exited = await proc.stop();
+      if (keepLogIn) {
+        fs.mkdirSync(keepLogIn, { recursive: true });
+        fs.copyFileSync(logPath, path.join(keepLogIn, `server-${proc.child.pid}.log`));
+      }
+      return exited;
+    },
   };
 }
 
@@ -277,7 +285,8 @@ export function cpuProfArgs(dir, intervalUs) {
 
 /**
  * The server process's own Node options from a script's options: `--cpu-prof DIR` (cpuProfArgs) and
- * `--server-node-args "FLAGS"` (space-separated Node/V8 flags, e.g. "--trace-gc"; the client keeps its own).
+ * `--server-node-args "FLAGS"` (space-separated Node/V8 flags, e.g. "--trace-gc"; the client keeps its own; what they
+ * print goes to the server's log: keep it with `--keep-server-log DIR`, startServer's `keepLogIn`).
  */
 export const serverNodeArgs = (opts) => [
   ...cpuProfArgs(opts["cpu-prof"]),
