@@ -29,6 +29,7 @@
 //               worker processes started at once (the measured node is the first)
 // Options: --db sqlite|postgres|both (sqlite) --rows 300000 --reps 3 --node transform --rules orders|row-by-row
 // --baseline DIR (another built checkout: each repetition runs its server too, and the report adds this/baseline)
+// --keep-server-log DIR (each server's log copied to DIR/server-PID.log when it stops)
 import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -58,6 +59,7 @@ const opts = parseArgs(process.argv.slice(2), {
   node: "transform",
   rules: "orders",
   baseline: "",
+  "keep-server-log": "",
 });
 const RULES = {
   orders: ORDER_RULES,
@@ -227,7 +229,7 @@ async function once(node, mode, rep, bin) {
   const file = input ? input(dir) : writeOrdersCsv(dir, opts.rows);
   const { nodes, edges, expect = "success", measured: measuredId = "n", parallelism = null } = PIPELINES[node](file);
   const load0 = loadavg();
-  const server = await startServer({ dir, db, bin });
+  const server = await startServer({ dir, db, bin, keepLogIn: opts["keep-server-log"] });
   const http = httpClient(server.url, 2);
   try {
     const pipeline = await http.post("/api/pipelines", {

@@ -9,12 +9,12 @@ import type { Logger } from "../logger.js";
 import type { PipelineNode } from "../model/node.js";
 import type { Pipeline } from "../model/pipeline.js";
 import type { LogLevel, NodeRun, NodeRunStatus, Run, RunStatus } from "../model/run.js";
-import { JsonText } from "../store/output-data.js";
 import { eventLogEntry, type RunClaim, type RunStore } from "../store/ports.js";
 import { EMPTY_DATASET, withValue, type DataSet, type Row } from "./dataset.js";
-import { dataSetJson } from "./dataset-json.js";
+import { dataSetJsonParts } from "./dataset-json.js";
 import { DLQ_SAMPLE_ROWS, dlqPayload, type DlqPayload } from "./dlq-payload.js";
 import { retryDelayMs } from "./execution-settings.js";
+import { KEPT_PART_CHARS, keepOutput, keptOutput } from "./kept-output.js";
 import type { HttpClient } from "./http/http-client.js";
 import { createNodeContext, recordSecretsOf, type NodeContextOptions } from "./node-context.js";
 import type { NodeContext, NodeResult, NodeTypeDefinition, NodeTypeRegistry } from "./node-type.js";
@@ -209,8 +209,8 @@ export class RunExecution {
     for (const node of this.pipeline.nodes) {
       const before = existing.get(node.id);
       if (before?.status === "success") {
-        const data = (await this.deps.store.output(this.run.id, node.id, "output")) as DataSet | null;
-        if (data && Array.isArray(data.rows) && Array.isArray(data.columns)) {
+        const data = await keptOutput(this.deps.store, this.run.id, node.id);
+        if (data) {
           // what it resolved is in its output, and so in the previews and DLQ entries of the nodes after it
           await this.recordSecretsReusedBy(node);
           this.outputs.set(node.id, data);
@@ -528,12 +528,9 @@ export class RunExecution {
       for (const [id, state] of this.state) {
         const data = this.outputs.get(id);
         if (state !== "success" || !data) continue;
-        const json = await dataSetJson(data, slices, MAX_KEPT_OUTPUT_CHARS);
+        const json = await dataSetJsonParts(data, slices, MAX_KEPT_OUTPUT_CHARS, KEPT_PART_CHARS);
         if (json !== null)
-          this.buffer.output(
-            { run_id: this.run.id, node_id: id, kind: "output", data: new JsonText(json) },
-            this.options.claim,
-          );
+          await keepOutput(this.buffer, { runId: this.run.id, nodeId: id, claim: this.options.claim }, json);
         else
           this.log(
             "warning",

@@ -298,7 +298,7 @@ function withUnwritten(part: Queued): Claimed<LogEntry>[] {
   const byNode = new Map<string, { kinds: Set<string>; claim: RunClaim | undefined; runId: string }>();
   for (const { value, claim } of part.outputs) {
     const entry = byNode.get(value.node_id) ?? { kinds: new Set(), claim, runId: value.run_id };
-    entry.kinds.add(value.kind);
+    entry.kinds.add(value.kind.split(":")[0]!); // a part of a kept output (output:2) is the output
     byNode.set(value.node_id, entry);
   }
   const timestamp = new Date().toISOString();

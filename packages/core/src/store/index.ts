@@ -1,6 +1,7 @@
 export type {
   ClaimedRun,
   NodeOutputKind,
+  KeptOutputPartKind,
   NodeOutputRecord,
   RunStore,
   DialectName,

@@ -212,11 +212,16 @@ export interface ClaimedRun extends Run {
 
 /** Persisted node data: `preview` (first 50 rows), `profile`, and `output` (the full DataSet, kept for resume). */
 export type NodeOutputKind = "preview" | "profile" | "output";
+/**
+ * A part of a large output kept for resume: `output:1`, `output:2`, … each hold a JSON list of its rows, written each
+ * in a statement of its own before the `output` row that names how many there are (engine/kept-output.ts).
+ */
+export type KeptOutputPartKind = `output:${number}`;
 
 export interface NodeOutputRecord {
   run_id: string;
   node_id: string;
-  kind: NodeOutputKind;
+  kind: NodeOutputKind | KeptOutputPartKind;
   /** The data, written as JSON; or its JSON text made already (a `JsonText`, store/output-data.ts). */
   data: unknown;
 }
@@ -356,7 +361,8 @@ export interface RunStore {
   nodeRunsOfRuns(runIds: readonly string[]): Promise<NodeRun[]>;
   /** Oldest first. */
   logs(runId: string, filter?: { node_id?: string; level?: LogLevel }): Promise<LogEntry[]>;
-  output(runId: string, nodeId: string, kind: NodeOutputKind): Promise<unknown>;
+  output(runId: string, nodeId: string, kind: NodeOutputKind | KeptOutputPartKind): Promise<unknown>;
+  /** Deletes the run's outputs of `kind`, and for `output` its parts (KeptOutputPartKind) too. */
   deleteOutputs(runId: string, kind: NodeOutputKind): Promise<void>;
   insertDlq(entries: readonly DlqEntry[]): Promise<void>;
   /**

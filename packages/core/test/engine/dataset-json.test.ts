@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { dataSetJson } from "../../src/engine/dataset-json.js";
+import { dataSetJson, dataSetJsonParts } from "../../src/engine/dataset-json.js";
 import type { DataSet, Row } from "../../src/engine/dataset.js";
 import { Slices } from "../../src/engine/slices.js";
 
@@ -33,5 +33,35 @@ describe("dataSetJson", () => {
     const odd = (value: unknown) => value as DataSet;
     expect(await dataSetJson(odd({ columns: [1n], rows: [] }), new Slices(), 1e9)).toBeNull();
     expect(await dataSetJson(odd({ columns: ["a"], rows: { 0: { a: 1 } } }), new Slices(), 1e9)).toBeNull();
+  });
+});
+
+/** dataSetJsonParts makes a large kept output's parts, each written on its own (engine/kept-output.ts). */
+describe("dataSetJsonParts", () => {
+  const rows = Array.from({ length: 3_000 }, (_, i) => ({ id: i, text: "x".repeat(i % 40) }));
+  const data: DataSet = { columns: ["id", "text"], rows };
+
+  it("gives lists of whole rows, in order, each within the part's size unless one row is longer", async () => {
+    const parts = await dataSetJsonParts(data, new Slices(), 1e9, 5_000);
+    expect(parts?.columns).toBe(JSON.stringify(data.columns));
+    expect(parts?.rows.length).toBeGreaterThan(10);
+    for (const part of parts?.rows ?? []) expect(part.length).toBeLessThanOrEqual(5_000);
+    expect((parts?.rows ?? []).flatMap((p) => JSON.parse(p) as Row[])).toEqual(rows);
+
+    const long = { id: -1, text: "y".repeat(10_000) };
+    const withLong = await dataSetJsonParts(
+      { columns: ["id"], rows: [rows[0]!, long, rows[1]!] },
+      new Slices(),
+      1e9,
+      5_000,
+    );
+    expect(withLong?.rows).toEqual([JSON.stringify([rows[0]]), JSON.stringify([long]), JSON.stringify([rows[1]])]);
+  });
+
+  it("gives one empty list for no rows, and null past the limit, counted as dataSetJson counts it", async () => {
+    expect((await dataSetJsonParts({ columns: ["a"], rows: [] }, new Slices(), 1e9, 10))?.rows).toEqual(["[]"]);
+    const json = JSON.stringify(data);
+    expect(await dataSetJsonParts(data, new Slices(), json.length, 5_000)).not.toBeNull();
+    expect(await dataSetJsonParts(data, new Slices(), json.length - 1, 5_000)).toBeNull();
   });
 });

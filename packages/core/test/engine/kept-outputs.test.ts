@@ -5,6 +5,8 @@ import { createTestDatabase, type TestDatabase } from "../../../../test-support/
 import { pollUntil } from "../../../../test-support/poll.js";
 import { probe } from "./fixture-node-types.js";
 import { createTestSluice, runEnded } from "./test-sluice.js";
+import { createKnexStore } from "../../src/store/knex/create-knex-store.js";
+import { KEPT_PART_CHARS } from "../../src/engine/kept-output.js";
 
 /**
  * A failed run keeps the outputs of its succeeded nodes, so that a resume does not run them again. Their JSON was made
@@ -100,6 +102,44 @@ describe("a failed run's kept outputs", () => {
     expect(probe.calls.get("read")).toBe(1);
   });
 
+  it("are kept in parts of at most a million characters, named by the output's row; none is left after a resume", async () => {
+    const id = await failingPipeline();
+    const run = await runEnded(sluice, (await sluice.runs.trigger(id)).id);
+    expect(run.status).toBe("failed");
+    const kept = await keptRows(run.id);
+    const parts = kept.filter((r) => r.kind !== "output");
+    // about 12 MB of rows, in parts of at most a million characters (a row is never split)
+    expect(parts.length).toBeGreaterThan(10);
+    expect(parts.map((r) => r.kind).sort()).toEqual(parts.map((_, i) => `output:${i + 1}`).sort());
+    for (const part of parts) expect(part.data.length).toBeLessThanOrEqual(KEPT_PART_CHARS + 200);
+    const head = kept.find((r) => r.kind === "output");
+    expect(JSON.parse(head?.data ?? "null")).toEqual({
+      columns: ["id", "customer", "region", "amount"],
+      parts: parts.length,
+    });
+    const rows = parts
+      .sort((a, b) => Number(a.kind.split(":")[1]) - Number(b.kind.split(":")[1]))
+      .flatMap((p) => JSON.parse(p.data) as Row[]);
+    expect(rows).toEqual(orders().rows);
+
+    await sluice.runs.resume(run.id);
+    expect((await runEnded(sluice, run.id)).status).toBe("success");
+    expect(probe.calls.get("read")).toBe(1);
+    expect(await keptRows(run.id)).toEqual([]);
+  });
+
+  it("are not used when a part is missing: the node runs again on resume, and the run succeeds", async () => {
+    const id = await failingPipeline();
+    const run = await runEnded(sluice, (await sluice.runs.trigger(id)).id);
+    expect(run.status).toBe("failed");
+    await withStore((store) => store.knex("node_outputs").where({ run_id: run.id, kind: "output:3" }).delete());
+    await sluice.runs.resume(run.id);
+    expect((await runEnded(sluice, run.id)).status).toBe("success");
+    expect(probe.calls.get("read")).toBe(2);
+    const load = (await sluice.runs.get(run.id)).node_runs.find((n) => n.node_id === "load");
+    expect(load).toMatchObject({ status: "success", row_count: ROWS });
+  });
+
   it("feed a resume: the succeeded node is not run again and its rows reach the node after it", async () => {
     const id = await failingPipeline();
     const first = await runEnded(sluice, (await sluice.runs.trigger(id)).id);
@@ -115,3 +155,24 @@ describe("a failed run's kept outputs", () => {
     expect(preview.columns).toEqual(["id", "customer", "region", "amount"]);
   });
 });
+
+/** `fn` with a second store on the test's database, closed after. */
+async function withStore<T>(fn: (store: Awaited<ReturnType<typeof createKnexStore>>) => Promise<T>): Promise<T> {
+  const store = await createKnexStore(db.url);
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/** The run's rows of kept outputs and their parts, as stored. */
+const keptRows = (runId: string) =>
+  withStore(
+    async (store) =>
+      (await store
+        .knex("node_outputs")
+        .select("kind", "data")
+        .where({ run_id: runId })
+        .andWhere("kind", "like", "output%")) as { kind: string; data: string }[],
+  );

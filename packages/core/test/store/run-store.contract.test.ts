@@ -283,8 +283,22 @@ describe.each(dialects)("%s run store contract", (dialect) => {
     expect((await b.runs.logs("br", { level: "error" })).map((l) => l.message)).toEqual(["second"]);
     expect((await b.runs.logs("br", { node_id: "n1" })).map((l) => l.message)).toEqual(["first"]);
     expect(await b.runs.output("br", "n1", "output")).toEqual({ columns: ["x"], rows: [{ x: 2 }] });
+    // a large kept output's parts go with it; the other kinds stay
+    await a.runs.writeBatch({
+      nodeRuns: [],
+      logs: [],
+      outputs: [
+        { run_id: "br", node_id: "n1", kind: "output:1", data: [{ x: 1 }] },
+        { run_id: "br", node_id: "n1", kind: "output:2", data: [{ x: 2 }] },
+        { run_id: "br", node_id: "n1", kind: "preview", data: { columns: ["x"], rows: [] } },
+      ],
+    });
+    expect(await b.runs.output("br", "n1", "output:2")).toEqual([{ x: 2 }]);
     await b.runs.deleteOutputs("br", "output");
     expect(await a.runs.output("br", "n1", "output")).toBeNull();
+    expect(await a.runs.output("br", "n1", "output:1")).toBeNull();
+    expect(await a.runs.output("br", "n1", "output:2")).toBeNull();
+    expect(await a.runs.output("br", "n1", "preview")).toEqual({ columns: ["x"], rows: [] });
   });
 
   it(`${dialect}: an output given as its JSON text (JsonText) is stored as that text and reads back as its value`, async () => {

@@ -441,7 +441,12 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
     },
 
     async deleteOutputs(runId, kind) {
-      await knex("node_outputs").where({ run_id: runId, kind }).delete();
+      await knex("node_outputs")
+        .where({ run_id: runId })
+        .andWhere(
+          (q) => void (kind === "output" ? q.where({ kind }).orWhere("kind", "like", "output:%") : q.where({ kind })),
+        )
+        .delete();
     },
 
     async insertDlq(entries) {
