@@ -1,5 +1,5 @@
 import { JsonText } from "../store/output-data.js";
-import type { RunClaim, RunStore } from "../store/ports.js";
+import type { KeptOutputPartKind, RunClaim, RunStore } from "../store/ports.js";
 import type { DataSet, Row } from "./dataset.js";
 import type { DataSetJsonParts } from "./dataset-json.js";
 import type { WriteBuffer } from "./write-buffer.js";
@@ -17,16 +17,18 @@ export const KEPT_PART_CHARS = 1_000_000;
  * One part: one `output` row, `{"columns": …, "rows": …}`, as a kept output always was. More: each part as a row of
  * its own (`output:1`, `output:2`, …), each written before the next is queued, then the `output` row with the number
  * of parts (`{"columns": …, "parts": n}`), so that a resume finds the `output` row only once every part was written
- * before it.
+ * before it. An `output` row kept before (a run that fails again after a resume) is marked as naming no parts in the
+ * first part's transaction: a write stopped half-way leaves no `output` row that would read old parts with new ones.
  */
 export async function keepOutput(
   buffer: Pick<WriteBuffer, "output" | "flush">,
   at: { runId: string; nodeId: string; claim: RunClaim | undefined },
   json: DataSetJsonParts,
 ): Promise<void> {
-  const record = (kind: `output:${number}` | "output", text: string) =>
+  const record = (kind: KeptOutputPartKind | "output", text: string) =>
     buffer.output({ run_id: at.runId, node_id: at.nodeId, kind, data: new JsonText(text) }, at.claim);
   if (json.rows.length === 1) return record("output", `{"columns":${json.columns},"rows":${json.rows[0]}}`);
+  record("output", `{"columns":${json.columns},"parts":0}`);
   for (const [i, rows] of json.rows.entries()) {
     record(`output:${i + 1}`, rows);
     await buffer.flush(); // a transaction of its own: the server's other work goes on between two parts
