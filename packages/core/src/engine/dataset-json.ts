@@ -1,7 +1,7 @@
 import type { DataSet, Row } from "./dataset.js";
 import type { Slices } from "./slices.js";
 
-/** Thrown inside `dataSetJson`'s work to end it: the JSON grew past its limit, or a row cannot be written. */
+/** Thrown inside `dataSetJsonParts`' work to end it: the JSON grew past its limit, or a row cannot be written. */
 class NoJson extends Error {}
 
 /** JSON.stringify's text of `value` (in a list: `null` for what it leaves out); NoJson for a cycle or a BigInt. */
@@ -64,10 +64,4 @@ export async function dataSetJsonParts(
     if (e instanceof NoJson) return null;
     throw e;
   }
-}
-
-/** The JSON of `data` as JSON.stringify writes it (`{"columns": […], "rows": […]}`), made as dataSetJsonParts does. */
-export async function dataSetJson(data: DataSet, slices: Slices, limit: number): Promise<string | null> {
-  const parts = await dataSetJsonParts(data, slices, limit, Number.POSITIVE_INFINITY);
-  return parts && `{"columns":${parts.columns},"rows":${parts.rows[0]}}`;
 }

@@ -1,10 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { dataSetJson, dataSetJsonParts } from "../../src/engine/dataset-json.js";
+import { dataSetJsonParts } from "../../src/engine/dataset-json.js";
 import type { DataSet, Row } from "../../src/engine/dataset.js";
 import { Slices } from "../../src/engine/slices.js";
 
-/** dataSetJson makes a failed run's kept output in slices: it must read back as what JSON.stringify wrote. */
-describe("dataSetJson", () => {
+/** The JSON of `data` in one part, as a kept output of one part is written (engine/kept-output.ts). */
+async function dataSetJson(data: DataSet, slices: Slices, limit: number): Promise<string | null> {
+  const parts = await dataSetJsonParts(data, slices, limit, Number.POSITIVE_INFINITY);
+  return parts && `{"columns":${parts.columns},"rows":${parts.rows[0]}}`;
+}
+
+/** A failed run's kept output is made in slices: it must read back as what JSON.stringify wrote. */
+describe("a data set's JSON in one part", () => {
   const cases: Row[][] = [
     [],
     [{ a: 1 }],
@@ -58,7 +64,7 @@ describe("dataSetJsonParts", () => {
     expect(withLong?.rows).toEqual([JSON.stringify([rows[0]]), JSON.stringify([long]), JSON.stringify([rows[1]])]);
   });
 
-  it("gives one empty list for no rows, and null past the limit, counted as dataSetJson counts it", async () => {
+  it("gives one empty list for no rows, and null past the limit, counted as for one part", async () => {
     expect((await dataSetJsonParts({ columns: ["a"], rows: [] }, new Slices(), 1e9, 10))?.rows).toEqual(["[]"]);
     const json = JSON.stringify(data);
     expect(await dataSetJsonParts(data, new Slices(), json.length, 5_000)).not.toBeNull();

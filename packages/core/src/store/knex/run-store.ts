@@ -443,9 +443,10 @@ export function createRunStore(knex: Knex, dialect: Dialect): RunStore {
     async deleteOutputs(runId, kind) {
       await knex("node_outputs")
         .where({ run_id: runId })
-        .andWhere(
-          (q) => void (kind === "output" ? q.where({ kind }).orWhere("kind", "like", "output:%") : q.where({ kind })),
-        )
+        .andWhere((q) => {
+          q.where({ kind });
+          if (kind === "output") q.orWhere("kind", "like", "output:%"); // its parts (KeptOutputPartKind)
+        })
         .delete();
     },
 
